@@ -1,0 +1,31 @@
+# LeanCaffe: thin wrapper over the CMake build (build/).
+#   make demo   install deps, build, train LeNet on Fashion-MNIST, print results
+#   make test   install deps, build, run the whole test suite
+JOBS ?= 2
+BUILD_DIR ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+
+.PHONY: all deps build test demo bench clean
+
+all: build
+
+deps:
+	bash scripts/install_deps.sh
+
+$(BUILD_DIR)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+
+build: deps $(BUILD_DIR)/Makefile
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure --timeout 900
+
+demo: build
+	bash scripts/demo.sh
+
+bench: build
+	bash bench/run_bench.sh
+
+clean:
+	rm -rf $(BUILD_DIR)

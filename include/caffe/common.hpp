@@ -1,0 +1,140 @@
+// common.hpp: what every LeanCaffe file needs.
+//
+// Contract:
+//  * Errors a user can cause (bad prototxt, wrong shapes, missing files) are
+//    reported by throwing caffe::Error, whose message names the file, line,
+//    layer or blob involved.  Nothing in the library aborts the host process
+//    for such errors, so Python and Octave hosts survive them.
+//  * CAFFE_CHECK*(...) << "context" evaluate the condition once and throw
+//    caffe::Error with the streamed context when it fails.
+//  * Caffe holds the process-wide settings (CPU/GPU mode, random seed).
+#ifndef CAFFE_COMMON_HPP_
+#define CAFFE_COMMON_HPP_
+
+#include <glog/logging.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace caffe {
+
+using std::shared_ptr;
+using std::string;
+using std::vector;
+using std::map;
+using std::set;
+using std::pair;
+using std::make_pair;
+using std::ostringstream;
+
+// The one exception type for user-caused errors.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const string& what) : std::runtime_error(what) {}
+};
+
+// Collects a message through operator<< and throws it as caffe::Error when the
+// full expression ends.  Throwing from a destructor is deliberate here: the
+// object only lives inside a failed check, never during stack unwinding.
+class ErrorThrower {
+ public:
+  ErrorThrower(const char* file, int line, const char* cond) {
+    stream_ << cond;
+    (void)file; (void)line;
+  }
+  ~ErrorThrower() noexcept(false) { throw Error(stream_.str()); }
+  template <typename T>
+  ErrorThrower& operator<<(const T& v) { stream_ << v; return *this; }
+ private:
+  std::ostringstream stream_;
+};
+
+namespace internal {
+// Formats "a op b (x vs y)" for comparison checks.
+template <typename A, typename B>
+string CompareMessage(const char* expr, const A& a, const B& b) {
+  std::ostringstream s;
+  s << "Check failed: " << expr << " (" << a << " vs. " << b << "): ";
+  return s.str();
+}
+}  // namespace internal
+
+// `while` rather than `if`/`else`: no dangling-else surprises, and the
+// thrower ends the loop by throwing at the end of the full expression.
+#define CAFFE_CHECK(cond)                                               \
+  while (!(cond))                                                       \
+    ::caffe::ErrorThrower(__FILE__, __LINE__, "Check failed: " #cond ": ")
+
+#define CAFFE_CHECK_OP_(a, b, op)                                          \
+  while (!((a) op (b)))                                                    \
+    ::caffe::ErrorThrower(__FILE__, __LINE__, "") <<                      \
+        ::caffe::internal::CompareMessage(#a " " #op " " #b, (a), (b))
+
+#define CAFFE_CHECK_EQ(a, b) CAFFE_CHECK_OP_(a, b, ==)
+#define CAFFE_CHECK_NE(a, b) CAFFE_CHECK_OP_(a, b, !=)
+#define CAFFE_CHECK_LT(a, b) CAFFE_CHECK_OP_(a, b, <)
+#define CAFFE_CHECK_LE(a, b) CAFFE_CHECK_OP_(a, b, <=)
+#define CAFFE_CHECK_GT(a, b) CAFFE_CHECK_OP_(a, b, >)
+#define CAFFE_CHECK_GE(a, b) CAFFE_CHECK_OP_(a, b, >=)
+#define CAFFE_THROW() ::caffe::ErrorThrower(__FILE__, __LINE__, "")
+
+#define DISABLE_COPY_AND_ASSIGN(classname) \
+  classname(const classname&) = delete;    \
+  classname& operator=(const classname&) = delete
+
+#define INSTANTIATE_CLASS(classname)  \
+  template class classname<float>;    \
+  template class classname<double>
+
+// A GPU entry point in a build without CUDA.
+#define NO_GPU CAFFE_THROW() << "Cannot use GPU in a CPU-only LeanCaffe build."
+
+// Process-wide settings.  One instance per thread, as in Caffe, so prefetch
+// threads get their own random stream.
+class Caffe {
+ public:
+  enum Brew { CPU, GPU };
+  static Caffe& Get();
+
+  static Brew mode() { return Get().mode_; }
+  static void set_mode(Brew mode) { Get().mode_ = mode; }
+  // Seeds the random generator used by fillers, dropout and shuffling.
+  static void set_random_seed(unsigned int seed);
+  static void SetDevice(int device_id);
+  static void DeviceQuery();
+  static bool CheckDevice(int device_id);
+  static int solver_count() { return Get().solver_count_; }
+  static void set_solver_count(int val) { Get().solver_count_ = val; }
+  static bool root_solver() { return Get().solver_rank_ == 0; }
+  static void set_solver_rank(int r) { Get().solver_rank_ = r; }
+  static bool multiprocess() { return false; }
+
+  typedef std::mt19937 RNG;
+  static RNG& rng() { return Get().rng_; }
+
+ private:
+  Caffe();
+  Brew mode_;
+  int solver_count_;
+  int solver_rank_;
+  RNG rng_;
+};
+
+// Seed drawn from the shared stream; used to give child generators
+// (per-layer, per-thread) reproducible but distinct seeds.
+unsigned int caffe_rng_rand();
+
+// Initializes glog and gflags for command-line tools.
+void GlobalInit(int* pargc, char*** pargv);
+
+}  // namespace caffe
+
+#endif  // CAFFE_COMMON_HPP_

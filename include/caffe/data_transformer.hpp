@@ -1,0 +1,68 @@
+// data_transformer.hpp: the per-example preprocessing of data layers.
+//
+// Contract (Caffe 1.0 TransformationParameter): each value becomes
+// (x - mean) * scale, where mean is the mean_file BlobProto (same C x H x W
+// as the datum, indexed before cropping) or mean_value (one value for all
+// channels or one per channel), or 0.  crop_size takes a random window in
+// TRAIN and the centre window in TEST; mirror flips the width axis with
+// probability 1/2.  Random choices come from the transformer's own
+// std::mt19937, seeded from caffe_rng_rand() by InitRand(), so a fixed
+// random_seed reproduces them and a prefetch thread does not share a stream
+// with the solver.  Encoded (compressed image) datums are not supported in
+// this build and throw caffe::Error.
+#ifndef CAFFE_DATA_TRANSFORMER_HPP_
+#define CAFFE_DATA_TRANSFORMER_HPP_
+
+#include <random>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/common.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class DataTransformer {
+ public:
+  DataTransformer(const TransformationParameter& param, Phase phase);
+  virtual ~DataTransformer() {}
+
+  // Seeds the generator when the parameters need random choices.
+  void InitRand();
+
+  // Transforms one datum into transformed_blob (1 x C x H' x W', or the
+  // blob's first item when num > 1).
+  void Transform(const Datum& datum, Blob<Dtype>* transformed_blob);
+  // Transforms a list of datums into consecutive items of transformed_blob.
+  void Transform(const vector<Datum>& datum_vector,
+                 Blob<Dtype>* transformed_blob);
+  // Transforms a N x C x H x W blob (crop, mirror, mean, scale per item).
+  // transformed_blob must not be input_blob.
+  void Transform(Blob<Dtype>* input_blob, Blob<Dtype>* transformed_blob);
+
+  // The shape Transform produces for one datum: {1, C, H', W'}.
+  vector<int> InferBlobShape(const Datum& datum);
+  // {N, C, H', W'} for N datums of one shape.
+  vector<int> InferBlobShape(const vector<Datum>& datum_vector);
+
+  const TransformationParameter& param() const { return param_; }
+
+ protected:
+  // A uniform integer in [0, n).
+  virtual int Rand(int n);
+  // Writes the transformed datum into C x H' x W' values at transformed_data.
+  void Transform(const Datum& datum, Dtype* transformed_data);
+  void CheckNotEncoded(const Datum& datum) const;
+
+  TransformationParameter param_;
+  Phase phase_;
+  Blob<Dtype> data_mean_;
+  vector<Dtype> mean_values_;
+  std::mt19937 rng_;
+  bool rng_initialized_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_DATA_TRANSFORMER_HPP_

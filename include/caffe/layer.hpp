@@ -1,0 +1,181 @@
+// layer.hpp: the base class every layer derives from.
+//
+// Contract (template method, as in Caffe 1.0):
+//  * SetUp(bottom, top) checks blob counts, calls LayerSetUp (read params,
+//    create learnable blobs), then Reshape (size tops and buffers), then sets
+//    up loss weights.  Reshape may be called again whenever bottoms change.
+//  * Forward(bottom, top) reshapes, runs Forward_cpu/gpu and returns the
+//    weighted loss; Backward(top, propagate_down, bottom) runs Backward_cpu/gpu
+//    and accumulates nothing unless the layer says so (param diffs accumulate;
+//    bottom diffs are overwritten).
+//  * Each layer declares what its backward pass reads (BackwardReads) and
+//    whether top may alias bottom (AllowsInPlace).  The memory planner trusts
+//    these declarations to decide when a blob's data may be overwritten; the
+//    declaration tests check them by poisoning undeclared inputs.
+#ifndef CAFFE_LAYER_HPP_
+#define CAFFE_LAYER_HPP_
+
+#include <string>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/common.hpp"
+#include "caffe/layer_factory.hpp"
+#include "caffe/proto/caffe.pb.h"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+
+// Bits for Layer::BackwardReads().
+enum BackwardReadsBits {
+  kReadsNothing = 0,
+  kReadsBottomData = 1,
+  kReadsTopData = 2,
+};
+
+template <typename Dtype>
+class Layer {
+ public:
+  explicit Layer(const LayerParameter& param);
+  virtual ~Layer() {}
+
+  void SetUp(const vector<Blob<Dtype>*>& bottom,
+             const vector<Blob<Dtype>*>& top);
+  virtual void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                          const vector<Blob<Dtype>*>& top) {}
+  virtual void Reshape(const vector<Blob<Dtype>*>& bottom,
+                       const vector<Blob<Dtype>*>& top) = 0;
+
+  inline Dtype Forward(const vector<Blob<Dtype>*>& bottom,
+                       const vector<Blob<Dtype>*>& top);
+  inline void Backward(const vector<Blob<Dtype>*>& top,
+                       const vector<bool>& propagate_down,
+                       const vector<Blob<Dtype>*>& bottom);
+
+  vector<shared_ptr<Blob<Dtype> > >& blobs() { return blobs_; }
+  const LayerParameter& layer_param() const { return layer_param_; }
+  // Writes the layer's parameters (and their diffs if write_diff).
+  virtual void ToProto(LayerParameter* param, bool write_diff = false);
+
+  Dtype loss(int top_index) const {
+    return (loss_.size() > static_cast<size_t>(top_index)) ? loss_[top_index]
+                                                          : Dtype(0);
+  }
+  void set_loss(int top_index, Dtype value) {
+    if (loss_.size() <= static_cast<size_t>(top_index))
+      loss_.resize(top_index + 1, Dtype(0));
+    loss_[top_index] = value;
+  }
+
+  virtual const char* type() const { return ""; }
+
+  virtual int ExactNumBottomBlobs() const { return -1; }
+  virtual int MinBottomBlobs() const { return -1; }
+  virtual int MaxBottomBlobs() const { return -1; }
+  virtual int ExactNumTopBlobs() const { return -1; }
+  virtual int MinTopBlobs() const { return -1; }
+  virtual int MaxTopBlobs() const { return -1; }
+  virtual bool EqualNumBottomTopBlobs() const { return false; }
+  // Loss layers may be given one more top than they need (Caffe's
+  // AutoTopBlobs): the net then creates an anonymous top.
+  virtual bool AutoTopBlobs() const { return false; }
+  // Whether backward to bottom_index is possible at all (labels are not).
+  virtual bool AllowForceBackward(const int bottom_index) const {
+    return true;
+  }
+
+  // --- Memory declarations (see the file comment). ---
+  // A bit set of BackwardReadsBits: the data Backward reads besides top
+  // diffs and the layer's own parameters and internal buffers.
+  virtual int BackwardReads() const {
+    return kReadsBottomData | kReadsTopData;
+  }
+  // True when top[i] may be the same blob as bottom[i].
+  virtual bool AllowsInPlace() const { return false; }
+  // True when the layer's tops are views of its bottoms' memory (Flatten,
+  // Reshape): the planner then treats them as one buffer.
+  virtual bool TopAliasesBottom() const { return false; }
+  // Bytes of layer-internal memory (masks, saved statistics) the layer keeps
+  // between forward and backward; reported by the memory planner.
+  virtual size_t InternalBytes() const { return 0; }
+
+  bool param_propagate_down(const int param_id) const {
+    return (param_propagate_down_.size() > static_cast<size_t>(param_id))
+               ? param_propagate_down_[param_id]
+               : false;
+  }
+  void set_param_propagate_down(const int param_id, const bool value) {
+    if (param_propagate_down_.size() <= static_cast<size_t>(param_id))
+      param_propagate_down_.resize(param_id + 1, true);
+    param_propagate_down_[param_id] = value;
+  }
+
+ protected:
+  virtual void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                           const vector<Blob<Dtype>*>& top) = 0;
+  // Without a GPU kernel the GPU path runs the CPU code.
+  virtual void Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                           const vector<Blob<Dtype>*>& top) {
+    Forward_cpu(bottom, top);
+  }
+  virtual void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                            const vector<bool>& propagate_down,
+                            const vector<Blob<Dtype>*>& bottom) = 0;
+  virtual void Backward_gpu(const vector<Blob<Dtype>*>& top,
+                            const vector<bool>& propagate_down,
+                            const vector<Blob<Dtype>*>& bottom) {
+    Backward_cpu(top, propagate_down, bottom);
+  }
+
+  virtual void CheckBlobCounts(const vector<Blob<Dtype>*>& bottom,
+                               const vector<Blob<Dtype>*>& top);
+  // Sets loss_ from loss_weight and stores the weight in each top's diff,
+  // which the net's backward pass starts from.
+  void SetLossWeights(const vector<Blob<Dtype>*>& top);
+
+  LayerParameter layer_param_;
+  Phase phase_;
+  vector<shared_ptr<Blob<Dtype> > > blobs_;
+  vector<bool> param_propagate_down_;
+  vector<Dtype> loss_;
+};
+
+template <typename Dtype>
+inline Dtype Layer<Dtype>::Forward(const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  Dtype loss = 0;
+  Reshape(bottom, top);
+  switch (Caffe::mode()) {
+    case Caffe::CPU:
+      Forward_cpu(bottom, top);
+      break;
+    case Caffe::GPU:
+      Forward_gpu(bottom, top);
+      break;
+  }
+  for (size_t top_id = 0; top_id < top.size(); ++top_id) {
+    if (!this->loss(top_id)) continue;
+    const int count = top[top_id]->count();
+    loss += caffe_cpu_dot(count, top[top_id]->cpu_data(),
+                          top[top_id]->cpu_diff());
+  }
+  return loss;
+}
+
+template <typename Dtype>
+inline void Layer<Dtype>::Backward(const vector<Blob<Dtype>*>& top,
+                                   const vector<bool>& propagate_down,
+                                   const vector<Blob<Dtype>*>& bottom) {
+  switch (Caffe::mode()) {
+    case Caffe::CPU:
+      Backward_cpu(top, propagate_down, bottom);
+      break;
+    case Caffe::GPU:
+      Backward_gpu(top, propagate_down, bottom);
+      break;
+  }
+}
+
+}  // namespace caffe
+
+#endif  // CAFFE_LAYER_HPP_

@@ -1,0 +1,131 @@
+// base_conv_layer.hpp: parameters, shapes and GEMM helpers shared by
+// Convolution and Deconvolution (not a registered layer type).
+//
+// Contract (Caffe 1.0 semantics):
+//  * convolution_param: num_output (> 0), kernel_size (once, or once per
+//    spatial axis) or kernel_h/kernel_w (2-D only), pad / pad_h,pad_w
+//    (default 0), stride / stride_h,stride_w (default 1), dilation (default
+//    1), group (divides channels and num_output), bias_term, axis (the
+//    channel axis; the axes before it are batch axes, all axes after it are
+//    spatial), force_nd_im2col, weight_filler, bias_filler.
+//  * blobs_[0] is the weight, shaped
+//    conv_out_channels x (conv_in_channels / group) x kernel..., where for
+//    Convolution (out, in) = (num_output, channels) and for Deconvolution
+//    (out, in) = (channels, num_output); blobs_[1] is the bias
+//    (num_output), present when bias_term.  Weights given in the layer
+//    parameter must match these shapes.
+//  * All bottoms must have the same shape; top i is computed from bottom i
+//    with the shared weights.
+//
+// Memory: the im2col column buffer is NOT per-layer state.  Every
+// convolution and deconvolution layer of one Dtype running on one thread
+// shares one workspace (thread_local), grown to the largest size needed and
+// never kept meaningful between Forward and Backward (Backward redoes
+// im2col).  So InternalBytes() is 0; a planner that wants to account for the
+// workspace uses WorkspaceBytes() (this layer's need after Reshape) and the
+// static ColBufferBytes() (what the calling thread's workspace holds now).
+#ifndef CAFFE_BASE_CONVOLUTION_LAYER_HPP_
+#define CAFFE_BASE_CONVOLUTION_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class BaseConvolutionLayer : public Layer<Dtype> {
+ public:
+  explicit BaseConvolutionLayer(const LayerParameter& param)
+      : Layer<Dtype>(param) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  int MinBottomBlobs() const override { return 1; }
+  int MinTopBlobs() const override { return 1; }
+  bool EqualNumBottomTopBlobs() const override { return true; }
+
+  // The weight gradient needs the input; the output is never read.
+  int BackwardReads() const override { return kReadsBottomData; }
+  bool AllowsInPlace() const override { return false; }
+  size_t InternalBytes() const override { return 0; }
+
+  // Bytes of shared column workspace this layer needs (0 for 1x1 kernels
+  // with unit stride and no padding, which multiply the input directly).
+  size_t WorkspaceBytes() const;
+  // Bytes currently held by the calling thread's shared workspace for this
+  // Dtype: the largest need among the layers run on this thread so far.
+  static size_t ColBufferBytes();
+  // Frees the calling thread's workspace (it regrows on demand).
+  static void ReleaseColBuffer();
+
+ protected:
+  // y = W * im2col(x) for one image (skip_im2col: the workspace already
+  // holds im2col(x)).
+  void forward_cpu_gemm(const Dtype* input, const Dtype* weights,
+                        Dtype* output, bool skip_im2col = false);
+  void forward_cpu_bias(Dtype* output, const Dtype* bias);
+  // x = col2im(W^T * y) for one image.
+  void backward_cpu_gemm(const Dtype* output, const Dtype* weights,
+                         Dtype* input);
+  // dW += dy * im2col(x)^T for one image; leaves im2col(x) in the workspace.
+  void weight_cpu_gemm(const Dtype* input, const Dtype* output,
+                       Dtype* weights);
+  // db += sum over space of dy for one image.
+  void backward_cpu_bias(Dtype* bias, const Dtype* input);
+
+  int input_shape(int i) const { return conv_input_shape_[i]; }
+  // Deconvolution swaps the roles of input and output.
+  virtual bool reverse_dimensions() = 0;
+  // Fills output_shape_ from the spatial input shape.
+  virtual void compute_output_shape() = 0;
+
+  // Per spatial axis.
+  vector<int> kernel_shape_;
+  vector<int> stride_;
+  vector<int> pad_;
+  vector<int> dilation_;
+  // [conv_in_channels, conv input spatial...].
+  vector<int> conv_input_shape_;
+  // [kernel_dim * group, conv output spatial...].
+  vector<int> col_buffer_shape_;
+  vector<int> output_shape_;
+  const vector<int>* bottom_shape_ = nullptr;
+
+  int num_spatial_axes_ = 0;
+  int bottom_dim_ = 0;
+  int top_dim_ = 0;
+  int channel_axis_ = 1;
+  int num_ = 0;
+  int channels_ = 0;
+  int group_ = 1;
+  int out_spatial_dim_ = 0;
+  int weight_offset_ = 0;
+  int num_output_ = 0;
+  bool bias_term_ = true;
+  bool is_1x1_ = false;
+  bool force_nd_im2col_ = false;
+
+ private:
+  // The shared workspace, grown to at least count elements.
+  static Dtype* ColBuffer(size_t count);
+  // Elements of workspace this layer needs.
+  size_t ColCount() const;
+  void conv_im2col_cpu(const Dtype* data, Dtype* col_buff);
+  void conv_col2im_cpu(const Dtype* col_buff, Dtype* data);
+
+  int conv_out_channels_ = 0;
+  int conv_in_channels_ = 0;
+  int conv_out_spatial_dim_ = 0;
+  int kernel_dim_ = 0;
+  int col_offset_ = 0;
+  int output_offset_ = 0;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_BASE_CONVOLUTION_LAYER_HPP_

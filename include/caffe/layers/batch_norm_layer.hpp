@@ -1,0 +1,66 @@
+// batch_norm_layer.hpp: batch normalization (Ioffe and Szegedy 2015), the
+// normalization part only; a following Scale layer (bias_term: true) learns
+// the affine transform, as in Caffe 1.0.
+//
+// Contract: bottom is N x C x (spatial...), N x C, or 1-D (one channel);
+// statistics are per channel over N and all spatial positions.  Three
+// blobs, none learned (their lr_mult is forced to 0 and propagate_down off):
+//   blobs[0] = running mean sum (C), blobs[1] = running variance sum (C),
+//   blobs[2] = the normalizer s (1 element); the estimates are blobs[i] / s.
+// BatchNormParameter: use_global_stats (default false in TRAIN, true in
+// TEST) normalizes with the stored estimates; otherwise each forward uses
+// the batch statistics and updates, with f = moving_average_fraction,
+//   s = f * s + 1,  mean_sum = batch_mean + f * mean_sum,
+//   var_sum = m / (m - 1) * batch_var + f * var_sum   (m = count / C),
+// and eps (default 1e-5) is added to the variance before the square root.
+// Backward reads no bottom or top data: it keeps its own copy of the
+// normalized output (batch statistics only) and the per-channel standard
+// deviation, reported by InternalBytes.  In place is allowed.
+#ifndef CAFFE_BATCH_NORM_LAYER_HPP_
+#define CAFFE_BATCH_NORM_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class BatchNormLayer : public Layer<Dtype> {
+ public:
+  explicit BatchNormLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+  const char* type() const override { return "BatchNorm"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int ExactNumTopBlobs() const override { return 1; }
+  int BackwardReads() const override { return kReadsNothing; }
+  bool AllowsInPlace() const override { return true; }
+  size_t InternalBytes() const override {
+    return static_cast<size_t>(x_norm_.count() + mean_.count() +
+                               std_.count()) * sizeof(Dtype);
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+  bool use_global_stats_ = false;
+  Dtype moving_average_fraction_ = 0.999;
+  Dtype eps_ = 1e-5;
+  int channels_ = 0;
+  Blob<Dtype> mean_;    // per-channel mean used by the last forward
+  Blob<Dtype> std_;     // per-channel sqrt(variance + eps) of the last forward
+  Blob<Dtype> x_norm_;  // normalized output; sized only with batch statistics
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_BATCH_NORM_LAYER_HPP_

@@ -1,0 +1,38 @@
+// conv_layer.hpp: N-D convolution ("Convolution"), computed as im2col + GEMM.
+//
+// Contract: bottom i (N... x C x spatial...) -> top i
+// (N... x num_output x output spatial...), with per spatial axis
+//   output = (input + 2 * pad - (dilation * (kernel - 1) + 1)) / stride + 1
+// (integer division, as Caffe; an empty output is an error).  Each of the
+// group groups of num_output / group filters sees channels / group inputs.
+// Parameters and shared column workspace: see base_conv_layer.hpp.
+// Backward reads bottom data (weight gradient), never top data; not in place.
+#ifndef CAFFE_CONV_LAYER_HPP_
+#define CAFFE_CONV_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/layers/base_conv_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
+ public:
+  explicit ConvolutionLayer(const LayerParameter& param)
+      : BaseConvolutionLayer<Dtype>(param) {}
+  const char* type() const override { return "Convolution"; }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+  bool reverse_dimensions() override { return false; }
+  void compute_output_shape() override;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_CONV_LAYER_HPP_

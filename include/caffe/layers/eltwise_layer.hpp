@@ -1,0 +1,65 @@
+// EltwiseLayer ("Eltwise"): combines two or more same-shaped bottoms element
+// by element.
+//
+// Contract: eltwise_param.operation is SUM (weighted by one coeff per bottom,
+// default 1), PROD (coeff not allowed) or MAX (ties go to the earlier bottom,
+// except that bottom 1 wins a tie with bottom 0, as in Caffe).  All bottoms
+// must have identical shapes.  What backward reads depends on the operation:
+// SUM reads nothing; PROD reads bottom data, plus top data when
+// stable_prod_grad is false (it then divides the top by each bottom); MAX
+// reads only its internal argmax mask, reported by InternalBytes.
+#ifndef CAFFE_ELTWISE_LAYER_HPP_
+#define CAFFE_ELTWISE_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class EltwiseLayer : public Layer<Dtype> {
+ public:
+  explicit EltwiseLayer(const LayerParameter& param)
+      : Layer<Dtype>(param), op_(param.eltwise_param().operation()),
+        stable_prod_grad_(param.eltwise_param().stable_prod_grad()) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  const char* type() const override { return "Eltwise"; }
+  int MinBottomBlobs() const override { return 2; }
+  int ExactNumTopBlobs() const override { return 1; }
+
+  int BackwardReads() const override {
+    if (op_ != EltwiseParameter_EltwiseOp_PROD) return kReadsNothing;
+    return stable_prod_grad_ ? kReadsBottomData
+                             : (kReadsBottomData | kReadsTopData);
+  }
+  bool AllowsInPlace() const override { return false; }
+  size_t InternalBytes() const override {
+    return op_ == EltwiseParameter_EltwiseOp_MAX
+               ? static_cast<size_t>(max_idx_.count()) * sizeof(int)
+               : 0;
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+  EltwiseParameter_EltwiseOp op_;
+  bool stable_prod_grad_;
+  vector<Dtype> coeffs_;
+  // For MAX: which bottom supplied each top element.
+  Blob<int> max_idx_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_ELTWISE_LAYER_HPP_

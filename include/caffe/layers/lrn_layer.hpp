@@ -1,0 +1,69 @@
+// lrn_layer.hpp: local response normalization ("LRN").
+//
+// Contract (Caffe 1.0 semantics): bottom and top are N x C x H x W (exactly
+// 4 axes); top = x * scale^-beta with, for local_size n (odd, default 5),
+//  * ACROSS_CHANNELS: scale = k + alpha / n * sum of x^2 over the n channels
+//    centred on the element (channels outside [0, C) count as 0);
+//  * WITHIN_CHANNEL: scale = 1 + alpha / n^2 * sum of x^2 over the n x n
+//    spatial window centred on the element, zero padded by (n - 1) / 2.
+//    Caffe builds this from Pooling(AVE) and Power(shift 1) sublayers, so
+//    k is NOT used here; this layer computes the same thing directly.
+//
+// Memory: keeps scale (one value per element, InternalBytes()) from Forward
+// for Backward.  Backward reads bottom data (it recomputes top from x and
+// scale instead of reading top data); not in place.
+#ifndef CAFFE_LRN_LAYER_HPP_
+#define CAFFE_LRN_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class LRNLayer : public Layer<Dtype> {
+ public:
+  explicit LRNLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  const char* type() const override { return "LRN"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int ExactNumTopBlobs() const override { return 1; }
+
+  int BackwardReads() const override { return kReadsBottomData; }
+  bool AllowsInPlace() const override { return false; }
+  size_t InternalBytes() const override {
+    return scale_.size() * sizeof(Dtype);
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+ private:
+  // out = sum of in over each element's window (across channels or within
+  // the channel, zero padded), for one image of C x H x W.
+  void WindowSum(const Dtype* in, Dtype* out) const;
+
+  bool across_channels_ = true;
+  int size_ = 0;
+  int pre_pad_ = 0;
+  Dtype alpha_ = 0, beta_ = 0, k_ = 0;
+  int num_ = 0, channels_ = 0, height_ = 0, width_ = 0;
+  // k + alpha / n * window sum (ACROSS) or 1 + alpha / n^2 * window sum
+  // (WITHIN), per element; kept from Forward for Backward.
+  vector<Dtype> scale_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_LRN_LAYER_HPP_

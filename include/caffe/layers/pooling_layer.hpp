@@ -1,0 +1,98 @@
+// pooling_layer.hpp: spatial max / average / stochastic pooling ("Pooling").
+//
+// Contract (Caffe semantics):
+//  * bottom: N x C x H x W (exactly 4 axes).  top[0]: N x C x PH x PW with
+//    PH = round((H + 2 * pad_h - kernel_h) / stride_h) + 1, where round is
+//    ceil (round_mode CEIL, the default) or floor (FLOOR); when padded, the
+//    last window must start inside the image (pad_h + H), so PH is reduced
+//    by one if it would start in the padding.  Same for W.
+//  * pooling_param: kernel_size or kernel_h+kernel_w, pad or pad_h+pad_w,
+//    stride or stride_h+stride_w, global_pooling (kernel = whole image; no
+//    kernel, pad or stride may be set), pool = MAX | AVE | STOCHASTIC.
+//    Padding is only for MAX and AVE and must be smaller than the kernel.
+//  * MAX ignores padded positions; it may produce a second top with the
+//    argmax index within the H x W plane (as Dtype).
+//  * AVE divides by the window size counted with the padding
+//    (clipped to H + pad_h, W + pad_w), summing only real pixels.
+//  * STOCHASTIC: in TRAIN picks one window element with probability
+//    proportional to its (non-negative) activation; in TEST outputs the
+//    activation-weighted average sum(x^2) / sum(x).
+//
+// Memory: MAX and STOCHASTIC-train keep an int argmax per output element
+// (InternalBytes()); backward never reads the optional mask top.  Backward
+// reads bottom data only for STOCHASTIC in TEST (gradient of the weighted
+// average); top data never.  Not in place.
+#ifndef CAFFE_POOLING_LAYER_HPP_
+#define CAFFE_POOLING_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class PoolingLayer : public Layer<Dtype> {
+ public:
+  explicit PoolingLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  const char* type() const override { return "Pooling"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int MinTopBlobs() const override { return 1; }
+  // MAX can also output its argmax mask.
+  int MaxTopBlobs() const override {
+    return (this->layer_param_.pooling_param().pool() ==
+            PoolingParameter_PoolMethod_MAX)
+               ? 2
+               : 1;
+  }
+
+  int BackwardReads() const override {
+    return IsStochasticTest() ? kReadsBottomData : kReadsNothing;
+  }
+  bool AllowsInPlace() const override { return false; }
+  size_t InternalBytes() const override {
+    return mask_.size() * sizeof(int);
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+ private:
+  bool IsStochasticTest() const {
+    return this->layer_param_.pooling_param().pool() ==
+               PoolingParameter_PoolMethod_STOCHASTIC &&
+           this->phase_ == TEST;
+  }
+  bool UsesMask() const {
+    const PoolingParameter_PoolMethod pool =
+        this->layer_param_.pooling_param().pool();
+    return pool == PoolingParameter_PoolMethod_MAX ||
+           (pool == PoolingParameter_PoolMethod_STOCHASTIC &&
+            this->phase_ != TEST);
+  }
+
+  int kernel_h_ = 0, kernel_w_ = 0;
+  int stride_h_ = 1, stride_w_ = 1;
+  int pad_h_ = 0, pad_w_ = 0;
+  int num_ = 0, channels_ = 0;
+  int height_ = 0, width_ = 0;
+  int pooled_height_ = 0, pooled_width_ = 0;
+  bool global_pooling_ = false;
+  // Per output element: the chosen input's index within its H x W plane.
+  vector<int> mask_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_POOLING_LAYER_HPP_

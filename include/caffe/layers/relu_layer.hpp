@@ -1,0 +1,37 @@
+// relu_layer.hpp: rectified linear unit, y = max(x, 0) + slope * min(x, 0).
+//
+// Contract: ReLUParameter.negative_slope (default 0; leaky ReLU otherwise).
+// Backward tests the sign of the bottom data.  In place the bottom data is
+// the top data, which has the same sign as x whenever negative_slope >= 0,
+// so in-place computation is allowed exactly then.
+#ifndef CAFFE_RELU_LAYER_HPP_
+#define CAFFE_RELU_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/layers/neuron_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+class ReLULayer : public NeuronLayer<Dtype> {
+ public:
+  explicit ReLULayer(const LayerParameter& param)
+      : NeuronLayer<Dtype>(param) {}
+  const char* type() const override { return "ReLU"; }
+  int BackwardReads() const override { return kReadsBottomData; }
+  bool AllowsInPlace() const override {
+    return this->layer_param_.relu_param().negative_slope() >= 0;
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_RELU_LAYER_HPP_

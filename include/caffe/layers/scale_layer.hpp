@@ -1,0 +1,66 @@
+// scale_layer.hpp: multiplies bottom[0] by a scale blob broadcast over the
+// axes it does not cover, optionally adding a learned bias (the affine part
+// of batch normalization, among other uses).
+//
+// Contract: the scale s is either bottom[1] or a learned blob (one bottom).
+// Its shape must equal bottom[0]'s axes [axis, axis + s.num_axes()); a
+// 0-axis (scalar) scale multiplies everything.  ScaleParameter: axis
+// (default 1, may be negative), num_axes (default 1; -1 means up to the last
+// axis; only for the learned scale, whose shape it picks), filler (default
+// constant 1), bias_term (default false) with bias_filler (default constant
+// 0) adds a learned bias of the scale's shape after scaling; it is the last
+// of blobs().  y[n, d, i] = x[n, d, i] * s[d] (+ b[d]).
+// Backward reads the bottom data: x for the scale gradient and, with two
+// bottoms, s for the bottom[0] gradient.  In place is allowed; the layer then
+// keeps a copy of x for backward, reported by InternalBytes.
+#ifndef CAFFE_SCALE_LAYER_HPP_
+#define CAFFE_SCALE_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/layers/bias_layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class ScaleLayer : public Layer<Dtype> {
+ public:
+  explicit ScaleLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                  const vector<Blob<Dtype>*>& top) override;
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+  const char* type() const override { return "Scale"; }
+  int MinBottomBlobs() const override { return 1; }
+  int MaxBottomBlobs() const override { return 2; }
+  int ExactNumTopBlobs() const override { return 1; }
+  int BackwardReads() const override { return kReadsBottomData; }
+  bool AllowsInPlace() const override { return true; }
+  size_t InternalBytes() const override {
+    return static_cast<size_t>(temp_.count()) * sizeof(Dtype);
+  }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+  shared_ptr<BiasLayer<Dtype> > bias_layer_;
+  vector<Blob<Dtype>*> bias_bottom_vec_;
+  vector<bool> bias_propagate_down_;
+  int bias_param_id_ = -1;
+  int outer_dim_ = 0;
+  int scale_dim_ = 0;
+  int inner_dim_ = 0;
+  // Copy of bottom[0]'s data, only sized when computing in place.
+  Blob<Dtype> temp_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_SCALE_LAYER_HPP_

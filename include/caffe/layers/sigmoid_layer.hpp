@@ -1,0 +1,33 @@
+// sigmoid_layer.hpp: logistic function, y = 1 / (1 + exp(-x)).
+//
+// Contract: no parameters.  The derivative y * (1 - y) needs only the top
+// data, so the layer works in place.
+#ifndef CAFFE_SIGMOID_LAYER_HPP_
+#define CAFFE_SIGMOID_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/layers/neuron_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+class SigmoidLayer : public NeuronLayer<Dtype> {
+ public:
+  explicit SigmoidLayer(const LayerParameter& param)
+      : NeuronLayer<Dtype>(param) {}
+  const char* type() const override { return "Sigmoid"; }
+  int BackwardReads() const override { return kReadsTopData; }
+  bool AllowsInPlace() const override { return true; }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_SIGMOID_LAYER_HPP_

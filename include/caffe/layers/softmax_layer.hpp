@@ -1,0 +1,50 @@
+// SoftmaxLayer ("Softmax"): normalized exponentials along one axis.
+//
+// Contract: softmax_param.axis (default 1, may be negative) is the class
+// axis; the top has the bottom's shape and each slice along that axis sums
+// to one.  The maximum is subtracted first so large inputs do not overflow.
+// Backward reads only the top data (the probabilities), so it may run in
+// place.
+#ifndef CAFFE_SOFTMAX_LAYER_HPP_
+#define CAFFE_SOFTMAX_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class SoftmaxLayer : public Layer<Dtype> {
+ public:
+  explicit SoftmaxLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  const char* type() const override { return "Softmax"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int ExactNumTopBlobs() const override { return 1; }
+
+  int BackwardReads() const override { return kReadsTopData; }
+  bool AllowsInPlace() const override { return true; }
+
+ protected:
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override;
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+
+  int softmax_axis_ = 1;
+  int outer_num_ = 0;  // product of the axes before softmax_axis_
+  int inner_num_ = 0;  // product of the axes after softmax_axis_
+  // Per (outer, inner) position scratch (max, sum, dot); only used within
+  // one forward or backward call.
+  vector<Dtype> scale_;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_SOFTMAX_LAYER_HPP_

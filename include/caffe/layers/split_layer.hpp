@@ -1,0 +1,43 @@
+// SplitLayer ("Split"): hands one bottom to several consumers.
+//
+// Contract: every top has the bottom's shape and shares the bottom's data (no
+// copy); each top has its own diff, and backward writes their sum into the
+// bottom diff.  Backward reads only top diffs.  Nets insert Split layers
+// automatically where a blob feeds more than one layer.
+#ifndef CAFFE_SPLIT_LAYER_HPP_
+#define CAFFE_SPLIT_LAYER_HPP_
+
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class SplitLayer : public Layer<Dtype> {
+ public:
+  explicit SplitLayer(const LayerParameter& param) : Layer<Dtype>(param) {}
+  void Reshape(const vector<Blob<Dtype>*>& bottom,
+               const vector<Blob<Dtype>*>& top) override;
+
+  const char* type() const override { return "Split"; }
+  int ExactNumBottomBlobs() const override { return 1; }
+  int MinTopBlobs() const override { return 1; }
+
+  int BackwardReads() const override { return kReadsNothing; }
+  bool AllowsInPlace() const override { return false; }
+
+ protected:
+  // The tops already view the bottom's data: nothing to compute.
+  void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                   const vector<Blob<Dtype>*>& top) override {}
+  void Backward_cpu(const vector<Blob<Dtype>*>& top,
+                    const vector<bool>& propagate_down,
+                    const vector<Blob<Dtype>*>& bottom) override;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_SPLIT_LAYER_HPP_

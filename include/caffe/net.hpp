@@ -1,0 +1,191 @@
+// net.hpp: a directed acyclic graph of layers, built from a NetParameter.
+//
+// Contract (Caffe 1.0 semantics):
+//  * Init filters layers by the NetState (phase, level, stages), inserts
+//    Split layers for blobs with several consumers, creates and sets up each
+//    layer in order, and works out which layers need backward.
+//  * Blobs are shared by name; in-place layers reuse their bottom blob.
+//    Parameters are shared by ParamSpec name between layers.
+//  * Any user error during construction (unknown type, unknown bottom,
+//    mismatched shapes) throws caffe::Error whose message starts with the
+//    offending layer's name and type.
+//  * Forward returns the output blobs; the loss is the sum of loss_weight *
+//    top over all loss tops.  Backward accumulates into parameter diffs;
+//    callers clear them with ClearParamDiffs.
+#ifndef CAFFE_NET_HPP_
+#define CAFFE_NET_HPP_
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/common.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+template <typename Dtype>
+class Net {
+ public:
+  explicit Net(const NetParameter& param);
+  // Reads a prototxt (upgrading legacy formats) and builds it for `phase`.
+  Net(const string& param_file, Phase phase, const int level = 0,
+      const vector<string>* stages = nullptr);
+  virtual ~Net() {}
+
+  void Init(const NetParameter& param);
+
+  const vector<Blob<Dtype>*>& Forward(Dtype* loss = nullptr);
+  Dtype ForwardFromTo(int start, int end);
+  Dtype ForwardFrom(int start);
+  Dtype ForwardTo(int end);
+  void ClearParamDiffs();
+  void Backward();
+  void BackwardFromTo(int start, int end);
+  void BackwardFrom(int start);
+  void BackwardTo(int end);
+  // Propagates new input shapes through every layer.
+  void Reshape();
+  Dtype ForwardBackward() {
+    Dtype loss;
+    Forward(&loss);
+    Backward();
+    return loss;
+  }
+  // data -= diff for every learnable parameter (after the solver scaled it).
+  void Update();
+  void ShareWeights();
+
+  void ShareTrainedLayersWith(const Net* other);
+  void CopyTrainedLayersFrom(const NetParameter& param);
+  // Reads .caffemodel (binary) or .caffemodel.h5 (HDF5) by extension.
+  void CopyTrainedLayersFrom(const string& trained_filename);
+  void CopyTrainedLayersFromBinaryProto(const string& trained_filename);
+  void CopyTrainedLayersFromHDF5(const string& trained_filename);
+  void ToProto(NetParameter* param, bool write_diff = false) const;
+  void ToHDF5(const string& filename, bool write_diff = false) const;
+
+  const string& name() const { return name_; }
+  const vector<string>& layer_names() const { return layer_names_; }
+  const vector<string>& blob_names() const { return blob_names_; }
+  const vector<shared_ptr<Blob<Dtype> > >& blobs() const { return blobs_; }
+  const vector<shared_ptr<Layer<Dtype> > >& layers() const { return layers_; }
+  Phase phase() const { return phase_; }
+  const vector<vector<Blob<Dtype>*> >& bottom_vecs() const {
+    return bottom_vecs_;
+  }
+  const vector<vector<Blob<Dtype>*> >& top_vecs() const { return top_vecs_; }
+  const vector<int>& top_ids(int i) const { return top_id_vecs_[i]; }
+  const vector<int>& bottom_ids(int i) const { return bottom_id_vecs_[i]; }
+  const vector<vector<bool> >& bottom_need_backward() const {
+    return bottom_need_backward_;
+  }
+  const vector<Dtype>& blob_loss_weights() const { return blob_loss_weights_; }
+  const vector<bool>& layer_need_backward() const {
+    return layer_need_backward_;
+  }
+  const vector<shared_ptr<Blob<Dtype> > >& params() const { return params_; }
+  const vector<Blob<Dtype>*>& learnable_params() const {
+    return learnable_params_;
+  }
+  const vector<float>& params_lr() const { return params_lr_; }
+  const vector<bool>& has_params_lr() const { return has_params_lr_; }
+  const vector<float>& params_weight_decay() const {
+    return params_weight_decay_;
+  }
+  const vector<bool>& has_params_decay() const { return has_params_decay_; }
+  const map<string, int>& param_names_index() const {
+    return param_names_index_;
+  }
+  const vector<int>& param_owners() const { return param_owners_; }
+  const vector<string>& param_display_names() const {
+    return param_display_names_;
+  }
+  int num_inputs() const { return static_cast<int>(net_input_blobs_.size()); }
+  int num_outputs() const {
+    return static_cast<int>(net_output_blobs_.size());
+  }
+  const vector<Blob<Dtype>*>& input_blobs() const { return net_input_blobs_; }
+  const vector<Blob<Dtype>*>& output_blobs() const {
+    return net_output_blobs_;
+  }
+  const vector<int>& input_blob_indices() const {
+    return net_input_blob_indices_;
+  }
+  const vector<int>& output_blob_indices() const {
+    return net_output_blob_indices_;
+  }
+  bool has_blob(const string& blob_name) const;
+  const shared_ptr<Blob<Dtype> > blob_by_name(const string& blob_name) const;
+  bool has_layer(const string& layer_name) const;
+  const shared_ptr<Layer<Dtype> > layer_by_name(
+      const string& layer_name) const;
+  void set_debug_info(const bool value) { debug_info_ = value; }
+
+  // Removes layers the NetState excludes.
+  static void FilterNet(const NetParameter& param,
+                        NetParameter* param_filtered);
+  static bool StateMeetsRule(const NetState& state, const NetStateRule& rule,
+                             const string& layer_name);
+
+ protected:
+  void AppendTop(const NetParameter& param, const int layer_id,
+                 const int top_id, set<string>* available_blobs,
+                 map<string, int>* blob_name_to_idx);
+  int AppendBottom(const NetParameter& param, const int layer_id,
+                   const int bottom_id, set<string>* available_blobs,
+                   map<string, int>* blob_name_to_idx);
+  void AppendParam(const NetParameter& param, const int layer_id,
+                   const int param_id);
+  void ForwardDebugInfo(const int layer_id);
+  void BackwardDebugInfo(const int layer_id);
+  void UpdateDebugInfo(const int param_id);
+  // Prefix for errors raised while running layer i.
+  string LayerContext(int layer_id) const;
+
+  string name_;
+  Phase phase_;
+  vector<shared_ptr<Layer<Dtype> > > layers_;
+  vector<string> layer_names_;
+  map<string, int> layer_names_index_;
+  vector<bool> layer_need_backward_;
+  vector<shared_ptr<Blob<Dtype> > > blobs_;
+  vector<string> blob_names_;
+  map<string, int> blob_names_index_;
+  vector<bool> blob_need_backward_;
+  vector<vector<Blob<Dtype>*> > bottom_vecs_;
+  vector<vector<int> > bottom_id_vecs_;
+  vector<vector<bool> > bottom_need_backward_;
+  vector<vector<Blob<Dtype>*> > top_vecs_;
+  vector<vector<int> > top_id_vecs_;
+  vector<Dtype> blob_loss_weights_;
+  vector<vector<int> > param_id_vecs_;
+  vector<int> param_owners_;
+  vector<string> param_display_names_;
+  vector<pair<int, int> > param_layer_indices_;
+  map<string, int> param_names_index_;
+  vector<int> net_input_blob_indices_;
+  vector<int> net_output_blob_indices_;
+  vector<Blob<Dtype>*> net_input_blobs_;
+  vector<Blob<Dtype>*> net_output_blobs_;
+  vector<shared_ptr<Blob<Dtype> > > params_;
+  vector<Blob<Dtype>*> learnable_params_;
+  vector<int> learnable_param_ids_;
+  vector<float> params_lr_;
+  vector<bool> has_params_lr_;
+  vector<float> params_weight_decay_;
+  vector<bool> has_params_decay_;
+  bool debug_info_;
+  // Activation elements counted at Init (what Caffe 1.0 logs).
+  size_t memory_used_;
+
+  DISABLE_COPY_AND_ASSIGN(Net);
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_NET_HPP_

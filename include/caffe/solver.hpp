@@ -1,0 +1,92 @@
+// solver.hpp: the training loop shared by every solver type.
+//
+// Contract (Caffe 1.0 semantics): Solve() trains from the current iteration
+// to max_iter, testing every test_interval iterations, displaying every
+// `display` iterations (loss smoothed over average_loss), snapshotting every
+// `snapshot` iterations and at the end.  Step(n) runs n iterations, each
+// accumulating gradients over iter_size forward/backward passes before one
+// ApplyUpdate().  random_seed >= 0 makes a run bit-identical on CPU.
+// Snapshots are written atomically; Restore() resumes from a .solverstate
+// (binary) or .solverstate.h5 (HDF5).  Subclasses implement ApplyUpdate and
+// the state (history) they snapshot.
+#ifndef CAFFE_SOLVER_HPP_
+#define CAFFE_SOLVER_HPP_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "caffe/net.hpp"
+#include "caffe/solver_factory.hpp"
+
+namespace caffe {
+
+// What to do when the training loop is asked to stop or snapshot (signals).
+namespace SolverAction {
+enum Enum { NONE = 0, STOP = 1, SNAPSHOT = 2 };
+}
+
+typedef std::function<SolverAction::Enum()> ActionCallback;
+
+template <typename Dtype>
+class Solver {
+ public:
+  explicit Solver(const SolverParameter& param);
+  explicit Solver(const string& param_file);
+  virtual ~Solver() {}
+  void Init(const SolverParameter& param);
+  void InitTrainNet();
+  void InitTestNets();
+
+  // Called every iteration; returns what the user asked for (Ctrl-C ...).
+  void SetActionFunction(ActionCallback func) { action_request_function_ = func; }
+  SolverAction::Enum GetRequestedAction();
+
+  virtual void Solve(const char* resume_file = nullptr);
+  void Solve(const string& resume_file) { Solve(resume_file.c_str()); }
+  void Step(int iters);
+  // Loads a solver state and the weights it names.
+  void Restore(const char* resume_file);
+  void Snapshot();
+
+  const SolverParameter& param() const { return param_; }
+  shared_ptr<Net<Dtype> > net() { return net_; }
+  const vector<shared_ptr<Net<Dtype> > >& test_nets() { return test_nets_; }
+  int iter() const { return iter_; }
+  // The smoothed loss as displayed.
+  Dtype smoothed_loss() const { return smoothed_loss_; }
+  virtual const char* type() const { return ""; }
+
+  // Runs every test net; returns per-net scores (output values averaged
+  // over test_iter, in output order).
+  vector<vector<Dtype> > TestAll();
+
+ protected:
+  virtual void ApplyUpdate() = 0;
+  string SnapshotFilename(const string& extension);
+  string SnapshotToBinaryProto();
+  string SnapshotToHDF5();
+  vector<Dtype> Test(const int test_net_id = 0);
+  virtual void SnapshotSolverState(const string& model_filename) = 0;
+  virtual void RestoreSolverStateFromHDF5(const string& state_file) = 0;
+  virtual void RestoreSolverStateFromBinaryProto(const string& state_file) = 0;
+  void DisplayOutputBlobs(const int net_id);
+  void UpdateSmoothedLoss(Dtype loss, int start_iter, int average_loss);
+  void CheckSnapshotWritePermissions();
+
+  SolverParameter param_;
+  int iter_;
+  int current_step_;
+  shared_ptr<Net<Dtype> > net_;
+  vector<shared_ptr<Net<Dtype> > > test_nets_;
+  vector<Dtype> losses_;
+  Dtype smoothed_loss_;
+  ActionCallback action_request_function_;
+  bool requested_early_exit_;
+
+  DISABLE_COPY_AND_ASSIGN(Solver);
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_SOLVER_HPP_

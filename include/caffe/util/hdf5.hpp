@@ -1,0 +1,67 @@
+// hdf5.hpp: reading and writing blobs and small values in HDF5 files, for
+// the HDF5 data layers and for .caffemodel.h5 / .solverstate.h5 snapshots.
+//
+// Contract (Caffe 1.0 names and semantics): every function takes an open
+// location (file or group id).  Failures throw caffe::Error naming the file
+// and the dataset (missing dataset, wrong rank, shape mismatch, unsupported
+// type class, failed write).  Each call first silences HDF5's own error
+// printing on the calling thread (H5Eset_auto), so errors reach the user
+// once, as caffe::Error, not as an HDF5 stack dump on stderr.
+#ifndef CAFFE_UTIL_HDF5_HPP_
+#define CAFFE_UTIL_HDF5_HPP_
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+#include <string>
+
+#include "caffe/blob.hpp"
+
+namespace caffe {
+
+// Turns off HDF5's automatic error printing for the calling thread.  Call it
+// before raw H5F*/H5D* calls that may fail (opening a missing file, ...).
+void hdf5_silence_errors();
+
+// The name of the file that holds loc_id, for error messages.
+string hdf5_file_name(hid_t loc_id);
+
+// Loads dataset_name (float or integer data, converted to Dtype) into blob.
+// The dataset must have between min_dim and max_dim axes.  With reshape the
+// blob takes the dataset's shape; without, the shapes must already agree.
+template <typename Dtype>
+void hdf5_load_nd_dataset_helper(hid_t file_id, const char* dataset_name_,
+                                 int min_dim, int max_dim, Blob<Dtype>* blob,
+                                 bool reshape);
+
+template <typename Dtype>
+void hdf5_load_nd_dataset(hid_t file_id, const char* dataset_name_,
+                          int min_dim, int max_dim, Blob<Dtype>* blob,
+                          bool reshape = false);
+
+// Writes blob's data (or diff) as a new dataset of the blob's shape, in
+// float for Blob<float> and double for Blob<double>.
+template <typename Dtype>
+void hdf5_save_nd_dataset(const hid_t file_id, const string& dataset_name,
+                          const Blob<Dtype>& blob, bool write_diff = false);
+
+// Appends blob's data along axis 0 to dataset_name, creating it (chunked,
+// unlimited along axis 0) on first use; the other axes must match.
+template <typename Dtype>
+void hdf5_append_nd_dataset(const hid_t file_id, const string& dataset_name,
+                            const Blob<Dtype>& blob);
+
+int hdf5_load_int(hid_t loc_id, const string& dataset_name);
+void hdf5_save_int(hid_t loc_id, const string& dataset_name, int i);
+string hdf5_load_string(hid_t loc_id, const string& dataset_name);
+void hdf5_save_string(hid_t loc_id, const string& dataset_name,
+                      const string& s);
+
+// Number of links (datasets, groups) directly under loc_id, and the name of
+// the idx-th one in name order.
+int hdf5_get_num_links(hid_t loc_id);
+string hdf5_get_name_by_idx(hid_t loc_id, int idx);
+
+}  // namespace caffe
+
+#endif  // CAFFE_UTIL_HDF5_HPP_

@@ -1,0 +1,206 @@
+#include <cmath>
+#include <vector>
+
+#include "caffe/layers/batch_norm_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void BatchNormLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                                       const vector<Blob<Dtype>*>& top) {
+  const BatchNormParameter& param = this->layer_param_.batch_norm_param();
+  const string& name = this->layer_param_.name();
+  moving_average_fraction_ = param.moving_average_fraction();
+  use_global_stats_ = (this->phase_ == TEST);
+  if (param.has_use_global_stats())
+    use_global_stats_ = param.use_global_stats();
+  CAFFE_CHECK_GE(bottom[0]->num_axes(), 1)
+      << "BatchNorm layer " << name << " needs a bottom with at least 1 axis, "
+      << "got " << bottom[0]->shape_string();
+  channels_ = (bottom[0]->num_axes() == 1) ? 1 : bottom[0]->shape(1);
+  eps_ = param.eps();
+  CAFFE_CHECK_GE(eps_, 0) << "BatchNorm layer " << name
+                          << ": eps must not be negative";
+  if (this->blobs_.empty()) {
+    this->blobs_.resize(3);
+    vector<int> shape(1, channels_);
+    this->blobs_[0].reset(new Blob<Dtype>(shape));
+    this->blobs_[1].reset(new Blob<Dtype>(shape));
+    shape[0] = 1;
+    this->blobs_[2].reset(new Blob<Dtype>(shape));
+    for (int i = 0; i < 3; ++i) {
+      caffe_set(this->blobs_[i]->count(), Dtype(0),
+                this->blobs_[i]->mutable_cpu_data());
+    }
+  }
+  CAFFE_CHECK_EQ(static_cast<int>(this->blobs_.size()), 3)
+      << "BatchNorm layer " << name << " needs 3 blobs (mean, variance, "
+      << "normalizer)";
+  CAFFE_CHECK(this->blobs_[0]->count() == channels_ &&
+              this->blobs_[1]->count() == channels_ &&
+              this->blobs_[2]->count() == 1)
+      << "BatchNorm layer " << name << ": stored statistics of shapes "
+      << this->blobs_[0]->shape_string() << ", "
+      << this->blobs_[1]->shape_string() << ", "
+      << this->blobs_[2]->shape_string() << " do not fit bottom "
+      << bottom[0]->shape_string() << " (" << channels_ << " channels)";
+  // The statistics are not learned: keep every solver off them.  Older
+  // prototxts declare three param specs with non-zero lr_mult; Caffe's net
+  // upgrade zeroes those, and this does the same for a lone layer.
+  for (int i = 0; i < 3; ++i) {
+    const bool given = this->layer_param_.param_size() > i;
+    if (!given) this->layer_param_.add_param();
+    ParamSpec* spec = this->layer_param_.mutable_param(i);
+    if (given && spec->lr_mult() != 0.f) {
+      LOG(WARNING) << "BatchNorm layer " << name << ": forcing lr_mult of "
+                   << "statistics blob " << i << " to 0";
+    }
+    spec->set_lr_mult(0.f);
+    spec->set_decay_mult(0.f);
+    this->set_param_propagate_down(i, false);
+  }
+}
+
+template <typename Dtype>
+void BatchNormLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
+                                    const vector<Blob<Dtype>*>& top) {
+  const int channels =
+      (bottom[0]->num_axes() == 1) ? 1 : bottom[0]->shape(1);
+  CAFFE_CHECK(bottom[0]->num_axes() >= 1 && channels == channels_)
+      << "BatchNorm layer " << this->layer_param_.name() << " was set up for "
+      << channels_ << " channels; bottom is now " << bottom[0]->shape_string();
+  CAFFE_CHECK_GT(bottom[0]->count(), 0)
+      << "BatchNorm layer " << this->layer_param_.name()
+      << " got an empty bottom " << bottom[0]->shape_string();
+  if (top[0] != bottom[0]) top[0]->ReshapeLike(*bottom[0]);
+  vector<int> shape(1, channels_);
+  mean_.Reshape(shape);
+  std_.Reshape(shape);
+  if (use_global_stats_) {
+    x_norm_.Reshape(vector<int>(1, 0));
+  } else {
+    x_norm_.ReshapeLike(*bottom[0]);
+  }
+}
+
+template <typename Dtype>
+void BatchNormLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                        const vector<Blob<Dtype>*>& top) {
+  const Dtype* x = bottom[0]->cpu_data();
+  const int num = bottom[0]->shape(0);
+  const int spatial = bottom[0]->count() / (num * channels_);
+  const int per_channel = num * spatial;  // the m of the header
+  Dtype* mean = mean_.mutable_cpu_data();
+  Dtype* sd = std_.mutable_cpu_data();  // variance first, then its sqrt
+
+  if (use_global_stats_) {
+    const Dtype s = this->blobs_[2]->cpu_data()[0];
+    const Dtype factor = (s == Dtype(0)) ? Dtype(0) : Dtype(1) / s;
+    const Dtype* mean_sum = this->blobs_[0]->cpu_data();
+    const Dtype* var_sum = this->blobs_[1]->cpu_data();
+    for (int c = 0; c < channels_; ++c) {
+      mean[c] = factor * mean_sum[c];
+      sd[c] = factor * var_sum[c];
+    }
+  } else {
+    for (int c = 0; c < channels_; ++c) {
+      double sum = 0;
+      for (int n = 0; n < num; ++n) {
+        const Dtype* p = x + (n * channels_ + c) * spatial;
+        for (int s = 0; s < spatial; ++s) sum += p[s];
+      }
+      mean[c] = static_cast<Dtype>(sum / per_channel);
+      double sq = 0;
+      for (int n = 0; n < num; ++n) {
+        const Dtype* p = x + (n * channels_ + c) * spatial;
+        for (int s = 0; s < spatial; ++s) {
+          const double d = static_cast<double>(p[s]) - mean[c];
+          sq += d * d;
+        }
+      }
+      sd[c] = static_cast<Dtype>(sq / per_channel);
+    }
+    // Running statistics, before eps touches the variance.
+    const Dtype f = moving_average_fraction_;
+    Dtype* blob_s = this->blobs_[2]->mutable_cpu_data();
+    blob_s[0] = blob_s[0] * f + Dtype(1);
+    const Dtype correction =
+        per_channel > 1 ? Dtype(per_channel) / Dtype(per_channel - 1)
+                        : Dtype(1);
+    Dtype* mean_sum = this->blobs_[0]->mutable_cpu_data();
+    Dtype* var_sum = this->blobs_[1]->mutable_cpu_data();
+    for (int c = 0; c < channels_; ++c) {
+      mean_sum[c] = mean[c] + f * mean_sum[c];
+      var_sum[c] = correction * sd[c] + f * var_sum[c];
+    }
+  }
+  for (int c = 0; c < channels_; ++c) sd[c] = std::sqrt(sd[c] + eps_);
+
+  // Element-wise from here, so in place is safe.
+  Dtype* y = top[0]->mutable_cpu_data();
+  for (int n = 0; n < num; ++n) {
+    for (int c = 0; c < channels_; ++c) {
+      const int off = (n * channels_ + c) * spatial;
+      for (int s = 0; s < spatial; ++s)
+        y[off + s] = (x[off + s] - mean[c]) / sd[c];
+    }
+  }
+  // A later in-place layer may overwrite the top; backward needs it.
+  if (!use_global_stats_)
+    caffe_copy(top[0]->count(), y, x_norm_.mutable_cpu_data());
+}
+
+template <typename Dtype>
+void BatchNormLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                         const vector<bool>& propagate_down,
+                                         const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0]) return;
+  const Dtype* dy = top[0]->cpu_diff();
+  Dtype* dx = bottom[0]->mutable_cpu_diff();  // may be dy itself
+  const int num = bottom[0]->shape(0);
+  const int spatial = bottom[0]->count() / (num * channels_);
+  const Dtype* sd = std_.cpu_data();
+
+  if (use_global_stats_) {
+    // The statistics are constants: y is affine in x.
+    for (int n = 0; n < num; ++n) {
+      for (int c = 0; c < channels_; ++c) {
+        const int off = (n * channels_ + c) * spatial;
+        for (int s = 0; s < spatial; ++s) dx[off + s] = dy[off + s] / sd[c];
+      }
+    }
+    return;
+  }
+  // dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps), with the
+  // means per channel.  Both sums are taken before dx is written, so dx may
+  // alias dy.
+  const Dtype* y = x_norm_.cpu_data();
+  const int per_channel = num * spatial;
+  vector<Dtype> mean_dy(channels_), mean_dyy(channels_);
+  for (int c = 0; c < channels_; ++c) {
+    double sum_dy = 0, sum_dyy = 0;
+    for (int n = 0; n < num; ++n) {
+      const int off = (n * channels_ + c) * spatial;
+      for (int s = 0; s < spatial; ++s) {
+        sum_dy += dy[off + s];
+        sum_dyy += static_cast<double>(dy[off + s]) * y[off + s];
+      }
+    }
+    mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
+    mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
+  }
+  for (int n = 0; n < num; ++n) {
+    for (int c = 0; c < channels_; ++c) {
+      const int off = (n * channels_ + c) * spatial;
+      for (int s = 0; s < spatial; ++s) {
+        const int i = off + s;
+        dx[i] = (dy[i] - mean_dy[c] - mean_dyy[c] * y[i]) / sd[c];
+      }
+    }
+  }
+}
+
+INSTANTIATE_CLASS(BatchNormLayer);
+REGISTER_LAYER_CLASS(BatchNorm);
+
+}  // namespace caffe

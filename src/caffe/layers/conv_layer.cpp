@@ -1,0 +1,78 @@
+#include <vector>
+
+#include "caffe/layers/conv_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void ConvolutionLayer<Dtype>::compute_output_shape() {
+  const int first_spatial_axis = this->channel_axis_ + 1;
+  this->output_shape_.clear();
+  for (int i = 0; i < this->num_spatial_axes_; ++i) {
+    const int input_dim = (*this->bottom_shape_)[first_spatial_axis + i];
+    const int kernel_extent =
+        this->dilation_[i] * (this->kernel_shape_[i] - 1) + 1;
+    this->output_shape_.push_back(
+        (input_dim + 2 * this->pad_[i] - kernel_extent) / this->stride_[i] +
+        1);
+  }
+}
+
+template <typename Dtype>
+void ConvolutionLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                          const vector<Blob<Dtype>*>& top) {
+  const Dtype* weight = this->blobs_[0]->cpu_data();
+  for (size_t i = 0; i < bottom.size(); ++i) {
+    const Dtype* bottom_data = bottom[i]->cpu_data();
+    Dtype* top_data = top[i]->mutable_cpu_data();
+    for (int n = 0; n < this->num_; ++n) {
+      Dtype* out = top_data + static_cast<long>(n) * this->top_dim_;
+      this->forward_cpu_gemm(
+          bottom_data + static_cast<long>(n) * this->bottom_dim_, weight, out);
+      if (this->bias_term_) {
+        this->forward_cpu_bias(out, this->blobs_[1]->cpu_data());
+      }
+    }
+  }
+}
+
+template <typename Dtype>
+void ConvolutionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                           const vector<bool>& propagate_down,
+                                           const vector<Blob<Dtype>*>& bottom) {
+  const Dtype* weight = this->blobs_[0]->cpu_data();
+  const bool weight_grad = this->param_propagate_down(0);
+  const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Dtype* top_diff = top[i]->cpu_diff();
+    if (bias_grad) {
+      Dtype* bias_diff = this->blobs_[1]->mutable_cpu_diff();
+      for (int n = 0; n < this->num_; ++n) {
+        this->backward_cpu_bias(
+            bias_diff, top_diff + static_cast<long>(n) * this->top_dim_);
+      }
+    }
+    if (!weight_grad && !propagate_down[i]) continue;
+    // Only touch bottom data when the weight gradient needs it.
+    const Dtype* bottom_data = weight_grad ? bottom[i]->cpu_data() : nullptr;
+    Dtype* bottom_diff =
+        propagate_down[i] ? bottom[i]->mutable_cpu_diff() : nullptr;
+    for (int n = 0; n < this->num_; ++n) {
+      const Dtype* dy = top_diff + static_cast<long>(n) * this->top_dim_;
+      if (weight_grad) {
+        this->weight_cpu_gemm(
+            bottom_data + static_cast<long>(n) * this->bottom_dim_, dy,
+            this->blobs_[0]->mutable_cpu_diff());
+      }
+      if (propagate_down[i]) {
+        this->backward_cpu_gemm(
+            dy, weight, bottom_diff + static_cast<long>(n) * this->bottom_dim_);
+      }
+    }
+  }
+}
+
+INSTANTIATE_CLASS(ConvolutionLayer);
+REGISTER_LAYER_CLASS(Convolution);
+
+}  // namespace caffe

@@ -1,0 +1,128 @@
+#include "caffe/layers/inner_product_layer.hpp"
+
+#include <memory>
+#include <vector>
+
+#include "caffe/filler.hpp"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                                          const vector<Blob<Dtype>*>& top) {
+  const InnerProductParameter& p = this->layer_param_.inner_product_param();
+  const string& name = this->layer_param_.name();
+  CAFFE_CHECK_GT(static_cast<int>(p.num_output()), 0)
+      << "InnerProduct layer " << name << ": num_output must be positive";
+  N_ = static_cast<int>(p.num_output());
+  bias_term_ = p.bias_term();
+  transpose_ = p.transpose();
+  axis_ = bottom[0]->CanonicalAxisIndex(p.axis());
+  K_ = bottom[0]->count(axis_);
+  const int expected_blobs = bias_term_ ? 2 : 1;
+  if (!this->blobs_.empty()) {
+    // Weights came with the layer (a model file): check they fit.
+    CAFFE_CHECK_EQ(static_cast<int>(this->blobs_.size()), expected_blobs)
+        << "InnerProduct layer " << name << " has the wrong number of blobs "
+        << "for bias_term=" << bias_term_;
+    CAFFE_CHECK_EQ(this->blobs_[0]->count(), N_ * K_)
+        << "InnerProduct layer " << name << ": weight shape "
+        << this->blobs_[0]->shape_string() << " does not fit num_output "
+        << N_ << " and input " << bottom[0]->shape_string();
+    if (bias_term_) {
+      CAFFE_CHECK_EQ(this->blobs_[1]->count(), N_)
+          << "InnerProduct layer " << name << ": bias shape "
+          << this->blobs_[1]->shape_string() << " does not fit num_output "
+          << N_;
+    }
+  } else {
+    this->blobs_.resize(expected_blobs);
+    const vector<int> weight_shape =
+        transpose_ ? vector<int>{K_, N_} : vector<int>{N_, K_};
+    this->blobs_[0].reset(new Blob<Dtype>(weight_shape));
+    std::unique_ptr<Filler<Dtype> > weight_filler(
+        GetFiller<Dtype>(p.weight_filler()));
+    weight_filler->Fill(this->blobs_[0].get());
+    if (bias_term_) {
+      this->blobs_[1].reset(new Blob<Dtype>(vector<int>{N_}));
+      std::unique_ptr<Filler<Dtype> > bias_filler(
+          GetFiller<Dtype>(p.bias_filler()));
+      bias_filler->Fill(this->blobs_[1].get());
+    }
+  }
+  this->param_propagate_down_.resize(this->blobs_.size(), true);
+}
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
+                                       const vector<Blob<Dtype>*>& top) {
+  const InnerProductParameter& p = this->layer_param_.inner_product_param();
+  axis_ = bottom[0]->CanonicalAxisIndex(p.axis());
+  const int new_K = bottom[0]->count(axis_);
+  CAFFE_CHECK_EQ(K_, new_K)
+      << "InnerProduct layer " << this->layer_param_.name()
+      << ": input size incompatible with the weights (input shape "
+      << bottom[0]->shape_string() << ", weight shape "
+      << this->blobs_[0]->shape_string() << ")";
+  M_ = bottom[0]->count(0, axis_);
+  vector<int> top_shape(bottom[0]->shape().begin(),
+                        bottom[0]->shape().begin() + axis_);
+  top_shape.push_back(N_);
+  top[0]->Reshape(top_shape);
+  if (bias_term_) {
+    bias_multiplier_.Reshape(vector<int>{M_});
+    caffe_set(M_, Dtype(1), bias_multiplier_.mutable_cpu_data());
+  }
+}
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                           const vector<Blob<Dtype>*>& top) {
+  const Dtype* bottom_data = bottom[0]->cpu_data();
+  const Dtype* weight = this->blobs_[0]->cpu_data();
+  Dtype* top_data = top[0]->mutable_cpu_data();
+  // top (M x N) = bottom (M x K) * W^T, with W stored N x K (or K x N).
+  caffe_cpu_gemm<Dtype>(CblasNoTrans, transpose_ ? CblasNoTrans : CblasTrans,
+                        M_, N_, K_, Dtype(1), bottom_data, weight, Dtype(0),
+                        top_data);
+  if (bias_term_) {
+    caffe_cpu_gemm<Dtype>(CblasNoTrans, CblasNoTrans, M_, N_, 1, Dtype(1),
+                          bias_multiplier_.cpu_data(),
+                          this->blobs_[1]->cpu_data(), Dtype(1), top_data);
+  }
+}
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::Backward_cpu(
+    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
+    const vector<Blob<Dtype>*>& bottom) {
+  const Dtype* top_diff = top[0]->cpu_diff();
+  if (this->param_propagate_down(0)) {
+    const Dtype* bottom_data = bottom[0]->cpu_data();
+    Dtype* weight_diff = this->blobs_[0]->mutable_cpu_diff();
+    if (transpose_) {
+      caffe_cpu_gemm<Dtype>(CblasTrans, CblasNoTrans, K_, N_, M_, Dtype(1),
+                            bottom_data, top_diff, Dtype(1), weight_diff);
+    } else {
+      caffe_cpu_gemm<Dtype>(CblasTrans, CblasNoTrans, N_, K_, M_, Dtype(1),
+                            top_diff, bottom_data, Dtype(1), weight_diff);
+    }
+  }
+  if (bias_term_ && this->param_propagate_down(1)) {
+    caffe_cpu_gemv<Dtype>(CblasTrans, M_, N_, Dtype(1), top_diff,
+                          bias_multiplier_.cpu_data(), Dtype(1),
+                          this->blobs_[1]->mutable_cpu_diff());
+  }
+  if (propagate_down[0]) {
+    caffe_cpu_gemm<Dtype>(CblasNoTrans, transpose_ ? CblasTrans : CblasNoTrans,
+                          M_, K_, N_, Dtype(1), top_diff,
+                          this->blobs_[0]->cpu_data(), Dtype(0),
+                          bottom[0]->mutable_cpu_diff());
+  }
+}
+
+INSTANTIATE_CLASS(InnerProductLayer);
+REGISTER_LAYER_CLASS(InnerProduct);
+
+}  // namespace caffe

@@ -1,0 +1,308 @@
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "caffe/layers/pooling_layer.hpp"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                                     const vector<Blob<Dtype>*>& top) {
+  const string& name = this->layer_param_.name();
+  const PoolingParameter& pp = this->layer_param_.pooling_param();
+  global_pooling_ = pp.global_pooling();
+  if (global_pooling_) {
+    CAFFE_CHECK(!(pp.has_kernel_size() || pp.has_kernel_h() ||
+                  pp.has_kernel_w()))
+        << "layer " << name
+        << ": with global_pooling: true, filter size cannot be specified";
+  } else {
+    CAFFE_CHECK(!pp.has_kernel_size() !=
+                !(pp.has_kernel_h() && pp.has_kernel_w()))
+        << "layer " << name
+        << ": filter size is kernel_size OR kernel_h and kernel_w; not both";
+    CAFFE_CHECK(pp.has_kernel_size() ||
+                (pp.has_kernel_h() && pp.has_kernel_w()))
+        << "layer " << name
+        << ": for non-square filters both kernel_h and kernel_w are required";
+  }
+  CAFFE_CHECK((!pp.has_pad() && pp.has_pad_h() && pp.has_pad_w()) ||
+              (!pp.has_pad_h() && !pp.has_pad_w()))
+      << "layer " << name << ": pad is pad OR pad_h and pad_w are required";
+  CAFFE_CHECK((!pp.has_stride() && pp.has_stride_h() && pp.has_stride_w()) ||
+              (!pp.has_stride_h() && !pp.has_stride_w()))
+      << "layer " << name
+      << ": stride is stride OR stride_h and stride_w are required";
+  CAFFE_CHECK_EQ(bottom[0]->num_axes(), 4)
+      << "layer " << name << ": input must have 4 axes (num, channels, "
+      << "height, width), got " << bottom[0]->shape_string();
+
+  if (global_pooling_) {
+    kernel_h_ = bottom[0]->height();
+    kernel_w_ = bottom[0]->width();
+  } else if (pp.has_kernel_size()) {
+    kernel_h_ = kernel_w_ = static_cast<int>(pp.kernel_size());
+  } else {
+    kernel_h_ = static_cast<int>(pp.kernel_h());
+    kernel_w_ = static_cast<int>(pp.kernel_w());
+  }
+  CAFFE_CHECK_GT(kernel_h_, 0)
+      << "layer " << name << ": filter dimensions cannot be zero";
+  CAFFE_CHECK_GT(kernel_w_, 0)
+      << "layer " << name << ": filter dimensions cannot be zero";
+  if (!pp.has_pad_h()) {
+    pad_h_ = pad_w_ = static_cast<int>(pp.pad());
+  } else {
+    pad_h_ = static_cast<int>(pp.pad_h());
+    pad_w_ = static_cast<int>(pp.pad_w());
+  }
+  if (!pp.has_stride_h()) {
+    stride_h_ = stride_w_ = static_cast<int>(pp.stride());
+  } else {
+    stride_h_ = static_cast<int>(pp.stride_h());
+    stride_w_ = static_cast<int>(pp.stride_w());
+  }
+  CAFFE_CHECK(stride_h_ > 0 && stride_w_ > 0)
+      << "layer " << name << ": stride must be positive";
+  if (global_pooling_) {
+    CAFFE_CHECK(pad_h_ == 0 && pad_w_ == 0 && stride_h_ == 1 &&
+                stride_w_ == 1)
+        << "layer " << name
+        << ": with global_pooling: true only pad = 0 and stride = 1";
+  }
+  if (pad_h_ != 0 || pad_w_ != 0) {
+    CAFFE_CHECK(pp.pool() == PoolingParameter_PoolMethod_AVE ||
+                pp.pool() == PoolingParameter_PoolMethod_MAX)
+        << "layer " << name
+        << ": padding implemented only for average and max pooling";
+    CAFFE_CHECK_LT(pad_h_, kernel_h_)
+        << "layer " << name << ": pad must be smaller than the kernel";
+    CAFFE_CHECK_LT(pad_w_, kernel_w_)
+        << "layer " << name << ": pad must be smaller than the kernel";
+  }
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
+                                  const vector<Blob<Dtype>*>& top) {
+  const string& name = this->layer_param_.name();
+  CAFFE_CHECK_EQ(bottom[0]->num_axes(), 4)
+      << "layer " << name << ": input must have 4 axes (num, channels, "
+      << "height, width), got " << bottom[0]->shape_string();
+  num_ = bottom[0]->num();
+  channels_ = bottom[0]->channels();
+  height_ = bottom[0]->height();
+  width_ = bottom[0]->width();
+  if (global_pooling_) {
+    kernel_h_ = height_;
+    kernel_w_ = width_;
+  }
+  // Computed in float as Caffe does, so borderline sizes round the same way.
+  const float span_h = static_cast<float>(height_ + 2 * pad_h_ - kernel_h_) /
+                       static_cast<float>(stride_h_);
+  const float span_w = static_cast<float>(width_ + 2 * pad_w_ - kernel_w_) /
+                       static_cast<float>(stride_w_);
+  if (this->layer_param_.pooling_param().round_mode() ==
+      PoolingParameter_RoundMode_FLOOR) {
+    pooled_height_ = static_cast<int>(std::floor(span_h)) + 1;
+    pooled_width_ = static_cast<int>(std::floor(span_w)) + 1;
+  } else {
+    pooled_height_ = static_cast<int>(std::ceil(span_h)) + 1;
+    pooled_width_ = static_cast<int>(std::ceil(span_w)) + 1;
+  }
+  if (pad_h_ || pad_w_) {
+    // The last window must start inside the image, not in the padding.
+    if ((pooled_height_ - 1) * stride_h_ >= height_ + pad_h_) --pooled_height_;
+    if ((pooled_width_ - 1) * stride_w_ >= width_ + pad_w_) --pooled_width_;
+    CAFFE_CHECK_LT((pooled_height_ - 1) * stride_h_, height_ + pad_h_)
+        << "layer " << name;
+    CAFFE_CHECK_LT((pooled_width_ - 1) * stride_w_, width_ + pad_w_)
+        << "layer " << name;
+  }
+  CAFFE_CHECK(pooled_height_ > 0 && pooled_width_ > 0)
+      << "layer " << name << ": kernel " << kernel_h_ << "x" << kernel_w_
+      << " (pad " << pad_h_ << "x" << pad_w_ << ") does not fit input "
+      << bottom[0]->shape_string();
+  top[0]->Reshape(num_, channels_, pooled_height_, pooled_width_);
+  if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
+  if (UsesMask()) {
+    mask_.resize(top[0]->count());
+  } else {
+    mask_.clear();
+  }
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                      const vector<Blob<Dtype>*>& top) {
+  const Dtype* bottom_data = bottom[0]->cpu_data();
+  Dtype* top_data = top[0]->mutable_cpu_data();
+  const int in_plane = height_ * width_;
+  const int out_plane = pooled_height_ * pooled_width_;
+  const int planes = num_ * channels_;
+  const PoolingParameter_PoolMethod pool =
+      this->layer_param_.pooling_param().pool();
+  vector<Dtype> uniform;
+  if (pool == PoolingParameter_PoolMethod_STOCHASTIC && UsesMask()) {
+    uniform.resize(top[0]->count());
+    caffe_rng_uniform<Dtype>(top[0]->count(), Dtype(0), Dtype(1),
+                             uniform.data());
+  }
+  for (int p = 0; p < planes; ++p) {
+    const Dtype* in = bottom_data + static_cast<long>(p) * in_plane;
+    for (int ph = 0; ph < pooled_height_; ++ph) {
+      for (int pw = 0; pw < pooled_width_; ++pw) {
+        const long out_index = static_cast<long>(p) * out_plane +
+                               ph * pooled_width_ + pw;
+        int hstart = ph * stride_h_ - pad_h_;
+        int wstart = pw * stride_w_ - pad_w_;
+        int hend = std::min(hstart + kernel_h_, height_ + pad_h_);
+        int wend = std::min(wstart + kernel_w_, width_ + pad_w_);
+        const int pool_size = (hend - hstart) * (wend - wstart);
+        hstart = std::max(hstart, 0);
+        wstart = std::max(wstart, 0);
+        hend = std::min(hend, height_);
+        wend = std::min(wend, width_);
+        switch (pool) {
+          case PoolingParameter_PoolMethod_MAX: {
+            Dtype best = -std::numeric_limits<Dtype>::max();
+            int best_index = -1;
+            for (int h = hstart; h < hend; ++h)
+              for (int w = wstart; w < wend; ++w)
+                if (in[h * width_ + w] > best) {
+                  best = in[h * width_ + w];
+                  best_index = h * width_ + w;
+                }
+            top_data[out_index] = best;
+            mask_[out_index] = best_index;
+            break;
+          }
+          case PoolingParameter_PoolMethod_AVE: {
+            Dtype sum = 0;
+            for (int h = hstart; h < hend; ++h)
+              for (int w = wstart; w < wend; ++w) sum += in[h * width_ + w];
+            top_data[out_index] = sum / pool_size;
+            break;
+          }
+          case PoolingParameter_PoolMethod_STOCHASTIC: {
+            if (UsesMask()) {
+              Dtype total = 0;
+              for (int h = hstart; h < hend; ++h)
+                for (int w = wstart; w < wend; ++w) total += in[h * width_ + w];
+              const Dtype threshold = uniform[out_index] * total;
+              // Falls back to the last element if rounding leaves the
+              // running sum short of the threshold.
+              int chosen = (hend - 1) * width_ + (wend - 1);
+              Dtype running = 0;
+              for (int h = hstart, found = 0; h < hend && !found; ++h) {
+                for (int w = wstart; w < wend; ++w) {
+                  running += in[h * width_ + w];
+                  if (running >= threshold) {
+                    chosen = h * width_ + w;
+                    found = 1;
+                    break;
+                  }
+                }
+              }
+              top_data[out_index] = in[chosen];
+              mask_[out_index] = chosen;
+            } else {
+              // FLT_MIN keeps all-zero windows at 0 instead of 0 / 0.
+              Dtype sum = FLT_MIN, sum_sq = 0;
+              for (int h = hstart; h < hend; ++h)
+                for (int w = wstart; w < wend; ++w) {
+                  const Dtype v = in[h * width_ + w];
+                  sum += v;
+                  sum_sq += v * v;
+                }
+              top_data[out_index] = sum_sq / sum;
+            }
+            break;
+          }
+          default:
+            CAFFE_THROW() << "layer " << this->layer_param_.name()
+                          << ": unknown pooling method " << pool;
+        }
+      }
+    }
+  }
+  if (top.size() > 1) {
+    Dtype* mask_top = top[1]->mutable_cpu_data();
+    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask_[i];
+  }
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                       const vector<bool>& propagate_down,
+                                       const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0]) return;
+  const Dtype* top_diff = top[0]->cpu_diff();
+  Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
+  caffe_set(bottom[0]->count(), Dtype(0), bottom_diff);
+  const int in_plane = height_ * width_;
+  const int out_plane = pooled_height_ * pooled_width_;
+  const int planes = num_ * channels_;
+  if (UsesMask()) {
+    for (int p = 0; p < planes; ++p) {
+      Dtype* dx = bottom_diff + static_cast<long>(p) * in_plane;
+      const long base = static_cast<long>(p) * out_plane;
+      for (int i = 0; i < out_plane; ++i) {
+        // A window of only NaNs never sets its argmax.
+        const int idx = mask_[base + i];
+        if (idx >= 0) dx[idx] += top_diff[base + i];
+      }
+    }
+    return;
+  }
+  const bool average = this->layer_param_.pooling_param().pool() ==
+                       PoolingParameter_PoolMethod_AVE;
+  const Dtype* bottom_data = average ? nullptr : bottom[0]->cpu_data();
+  for (int p = 0; p < planes; ++p) {
+    Dtype* dx = bottom_diff + static_cast<long>(p) * in_plane;
+    const Dtype* x =
+        average ? nullptr : bottom_data + static_cast<long>(p) * in_plane;
+    for (int ph = 0; ph < pooled_height_; ++ph) {
+      for (int pw = 0; pw < pooled_width_; ++pw) {
+        const Dtype dy =
+            top_diff[static_cast<long>(p) * out_plane + ph * pooled_width_ +
+                     pw];
+        int hstart = ph * stride_h_ - pad_h_;
+        int wstart = pw * stride_w_ - pad_w_;
+        int hend = std::min(hstart + kernel_h_, height_ + pad_h_);
+        int wend = std::min(wstart + kernel_w_, width_ + pad_w_);
+        const int pool_size = (hend - hstart) * (wend - wstart);
+        hstart = std::max(hstart, 0);
+        wstart = std::max(wstart, 0);
+        hend = std::min(hend, height_);
+        wend = std::min(wend, width_);
+        if (average) {
+          const Dtype g = dy / pool_size;
+          for (int h = hstart; h < hend; ++h)
+            for (int w = wstart; w < wend; ++w) dx[h * width_ + w] += g;
+        } else {
+          // d/dx_j (Q / S) = (2 x_j S - Q) / S^2, as in the forward pass.
+          Dtype sum = FLT_MIN, sum_sq = 0;
+          for (int h = hstart; h < hend; ++h)
+            for (int w = wstart; w < wend; ++w) {
+              sum += x[h * width_ + w];
+              sum_sq += x[h * width_ + w] * x[h * width_ + w];
+            }
+          for (int h = hstart; h < hend; ++h)
+            for (int w = wstart; w < wend; ++w)
+              dx[h * width_ + w] +=
+                  dy * (2 * x[h * width_ + w] * sum - sum_sq) / (sum * sum);
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_CLASS(PoolingLayer);
+REGISTER_LAYER_CLASS(Pooling);
+
+}  // namespace caffe

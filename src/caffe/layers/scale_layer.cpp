@@ -1,0 +1,170 @@
+#include <memory>
+#include <vector>
+
+#include "caffe/filler.hpp"
+#include "caffe/layers/scale_layer.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void ScaleLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  const ScaleParameter& param = this->layer_param_.scale_param();
+  const string& name = this->layer_param_.name();
+  if (bottom.size() == 1 && this->blobs_.empty()) {
+    // The scale is learned: its shape is bottom[0]'s [axis, axis + num_axes).
+    const int axis = bottom[0]->CanonicalAxisIndex(param.axis());
+    const int num_axes = param.num_axes();
+    CAFFE_CHECK_GE(num_axes, -1)
+        << "Scale layer " << name << ": num_axes must be non-negative, or -1 "
+        << "to extend to the end of bottom[0]";
+    if (num_axes >= 0) {
+      CAFFE_CHECK_GE(bottom[0]->num_axes(), axis + num_axes)
+          << "Scale layer " << name << ": scale blob's shape extends past "
+          << "bottom[0]'s shape " << bottom[0]->shape_string()
+          << " when applied starting with bottom[0] axis = " << axis;
+    }
+    const vector<int>& shape = bottom[0]->shape();
+    vector<int> scale_shape(shape.begin() + axis,
+                            num_axes == -1 ? shape.end()
+                                           : shape.begin() + axis + num_axes);
+    this->blobs_.resize(1);
+    this->blobs_[0].reset(new Blob<Dtype>(scale_shape));
+    FillerParameter filler_param(param.filler());
+    if (!param.has_filler()) {
+      // Identity by default.
+      filler_param.set_type("constant");
+      filler_param.set_value(1);
+    }
+    std::unique_ptr<Filler<Dtype> > filler(GetFiller<Dtype>(filler_param));
+    filler->Fill(this->blobs_[0].get());
+  }
+  if (param.bias_term()) {
+    LayerParameter bias_param(this->layer_param_);
+    bias_param.set_type("Bias");
+    bias_param.clear_blobs();  // the bias blob, if stored, is wired in below
+    bias_param.clear_loss_weight();
+    BiasParameter* bp = bias_param.mutable_bias_param();
+    bp->set_axis(param.axis());
+    bp->set_num_axes(bottom.size() > 1 ? bottom[1]->num_axes()
+                                       : param.num_axes());
+    bp->mutable_filler()->CopyFrom(param.bias_filler());
+    bias_layer_.reset(new BiasLayer<Dtype>(bias_param));
+    bias_bottom_vec_.assign(1, bottom[0]);
+    bias_layer_->SetUp(bias_bottom_vec_, top);
+    if (this->blobs_.size() + bottom.size() < 3) {
+      // No stored bias (1 bottom + scale blob, or 2 bottoms + nothing): share
+      // the bias layer's freshly filled blob.
+      bias_param_id_ = static_cast<int>(this->blobs_.size());
+      this->blobs_.push_back(bias_layer_->blobs()[0]);
+    } else {
+      // The bias came with the stored blobs: it is the last one.
+      bias_param_id_ = static_cast<int>(this->blobs_.size()) - 1;
+      bias_layer_->blobs()[0] = this->blobs_[bias_param_id_];
+    }
+    bias_propagate_down_.assign(1, false);
+  }
+  this->param_propagate_down_.resize(this->blobs_.size(), true);
+}
+
+template <typename Dtype>
+void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
+                                const vector<Blob<Dtype>*>& top) {
+  const string& name = this->layer_param_.name();
+  const Blob<Dtype>* scale =
+      (bottom.size() > 1) ? bottom[1] : this->blobs_[0].get();
+  // A scalar scale is the same for any axis; axis 0 makes outer_dim_ 1.
+  const int axis = (scale->num_axes() == 0)
+                       ? 0
+                       : bottom[0]->CanonicalAxisIndex(
+                             this->layer_param_.scale_param().axis());
+  CAFFE_CHECK_GE(bottom[0]->num_axes(), axis + scale->num_axes())
+      << "Scale layer " << name << ": scale shape " << scale->shape_string()
+      << " extends past bottom[0]'s shape " << bottom[0]->shape_string()
+      << " when applied starting with bottom[0] axis = " << axis;
+  for (int i = 0; i < scale->num_axes(); ++i) {
+    CAFFE_CHECK_EQ(bottom[0]->shape(axis + i), scale->shape(i))
+        << "Scale layer " << name << ": dimension mismatch between "
+        << "bottom[0] " << bottom[0]->shape_string() << " axis " << axis + i
+        << " and scale " << scale->shape_string() << " axis " << i;
+  }
+  outer_dim_ = bottom[0]->count(0, axis);
+  scale_dim_ = scale->count();
+  inner_dim_ = bottom[0]->count(axis + scale->num_axes());
+  if (bottom[0] == top[0]) {
+    temp_.ReshapeLike(*bottom[0]);
+  } else {
+    temp_.Reshape(vector<int>(1, 0));
+    top[0]->ReshapeLike(*bottom[0]);
+  }
+  if (bias_layer_) {
+    // The bias is added to the scaled output, in place.
+    bias_bottom_vec_[0] = top[0];
+    bias_layer_->Reshape(bias_bottom_vec_, top);
+  }
+}
+
+template <typename Dtype>
+void ScaleLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                    const vector<Blob<Dtype>*>& top) {
+  const Dtype* x = bottom[0]->cpu_data();
+  if (bottom[0] == top[0]) {
+    // Backward needs x, which the output is about to replace.
+    caffe_copy(bottom[0]->count(), x, temp_.mutable_cpu_data());
+  }
+  const Dtype* s =
+      ((bottom.size() > 1) ? bottom[1] : this->blobs_[0].get())->cpu_data();
+  Dtype* y = top[0]->mutable_cpu_data();
+  for (int n = 0; n < outer_dim_; ++n) {
+    for (int d = 0; d < scale_dim_; ++d) {
+      const int off = (n * scale_dim_ + d) * inner_dim_;
+      const Dtype factor = s[d];
+      for (int i = 0; i < inner_dim_; ++i) y[off + i] = x[off + i] * factor;
+    }
+  }
+  if (bias_layer_) bias_layer_->Forward(bias_bottom_vec_, top);
+}
+
+template <typename Dtype>
+void ScaleLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                     const vector<bool>& propagate_down,
+                                     const vector<Blob<Dtype>*>& bottom) {
+  if (bias_layer_ && this->param_propagate_down_[bias_param_id_]) {
+    bias_layer_->Backward(top, bias_propagate_down_, bias_bottom_vec_);
+  }
+  const bool scale_is_param = (bottom.size() == 1);
+  Blob<Dtype>* scale = scale_is_param ? this->blobs_[0].get() : bottom[1];
+  const Dtype* dy = top[0]->cpu_diff();
+  // The scale gradient first: in place, the bottom diff overwrites dy.
+  if (scale_is_param ? this->param_propagate_down_[0] : propagate_down[1]) {
+    const Dtype* x =
+        (bottom[0] == top[0]) ? temp_.cpu_data() : bottom[0]->cpu_data();
+    Dtype* ds = scale->mutable_cpu_diff();
+    // Parameter diffs accumulate; a bottom's diff is overwritten.
+    if (!scale_is_param) caffe_set(scale_dim_, Dtype(0), ds);
+    for (int d = 0; d < scale_dim_; ++d) {
+      Dtype sum = 0;
+      for (int n = 0; n < outer_dim_; ++n) {
+        const int off = (n * scale_dim_ + d) * inner_dim_;
+        for (int i = 0; i < inner_dim_; ++i) sum += dy[off + i] * x[off + i];
+      }
+      ds[d] += sum;
+    }
+  }
+  if (propagate_down[0]) {
+    const Dtype* s = scale->cpu_data();
+    Dtype* dx = bottom[0]->mutable_cpu_diff();
+    for (int n = 0; n < outer_dim_; ++n) {
+      for (int d = 0; d < scale_dim_; ++d) {
+        const int off = (n * scale_dim_ + d) * inner_dim_;
+        const Dtype factor = s[d];
+        for (int i = 0; i < inner_dim_; ++i) dx[off + i] = dy[off + i] * factor;
+      }
+    }
+  }
+}
+
+INSTANTIATE_CLASS(ScaleLayer);
+REGISTER_LAYER_CLASS(Scale);
+
+}  // namespace caffe

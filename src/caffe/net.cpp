@@ -1,0 +1,774 @@
+#include "caffe/net.hpp"
+
+#include <hdf5.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "caffe/layer_factory.hpp"
+#include "caffe/util/hdf5.hpp"
+#include "caffe/util/insert_splits.hpp"
+#include "caffe/util/io.hpp"
+#include "caffe/util/math_functions.hpp"
+#include "caffe/util/upgrade_proto.hpp"
+
+namespace caffe {
+
+namespace {
+// Re-throws an error from inside a layer with the layer named in front.
+[[noreturn]] void Rethrow(const string& context, const std::exception& e) {
+  throw Error(context + e.what());
+}
+}  // namespace
+
+template <typename Dtype>
+Net<Dtype>::Net(const NetParameter& param) {
+  Init(param);
+}
+
+template <typename Dtype>
+Net<Dtype>::Net(const string& param_file, Phase phase, const int level,
+                const vector<string>* stages) {
+  NetParameter param;
+  ReadNetParamsFromTextFileOrDie(param_file, &param);
+  param.mutable_state()->set_phase(phase);
+  if (stages != nullptr) {
+    for (const string& s : *stages) param.mutable_state()->add_stage(s);
+  }
+  param.mutable_state()->set_level(level);
+  try {
+    Init(param);
+  } catch (const Error& e) {
+    Rethrow(param_file + ": ", e);
+  }
+}
+
+template <typename Dtype>
+string Net<Dtype>::LayerContext(int layer_id) const {
+  return "layer '" + layer_names_[layer_id] + "' (type " +
+         layers_[layer_id]->type() + "): ";
+}
+
+template <typename Dtype>
+void Net<Dtype>::Init(const NetParameter& in_param) {
+  phase_ = in_param.state().phase();
+  NetParameter filtered_param;
+  FilterNet(in_param, &filtered_param);
+  NetParameter param;
+  InsertSplits(filtered_param, &param);
+  name_ = param.name();
+  debug_info_ = param.debug_info();
+  map<string, int> blob_name_to_idx;
+  set<string> available_blobs;
+  memory_used_ = 0;
+  bottom_vecs_.resize(param.layer_size());
+  top_vecs_.resize(param.layer_size());
+  bottom_id_vecs_.resize(param.layer_size());
+  param_id_vecs_.resize(param.layer_size());
+  top_id_vecs_.resize(param.layer_size());
+  bottom_need_backward_.resize(param.layer_size());
+  for (int layer_id = 0; layer_id < param.layer_size(); ++layer_id) {
+    // Layers inherit the net's phase unless they set one.
+    if (!param.layer(layer_id).has_phase())
+      param.mutable_layer(layer_id)->set_phase(phase_);
+    const LayerParameter& layer_param = param.layer(layer_id);
+    const string context = "layer '" + layer_param.name() + "' (type " +
+                           layer_param.type() + "): ";
+    if (layer_param.propagate_down_size() > 0) {
+      CAFFE_CHECK_EQ(layer_param.propagate_down_size(),
+                     layer_param.bottom_size())
+          << context << "propagate_down must be given once per bottom";
+    }
+    try {
+      layers_.push_back(LayerRegistry<Dtype>::CreateLayer(layer_param));
+    } catch (const Error& e) {
+      throw Error(e.what());  // the registry's message names the layer
+    }
+    layer_names_.push_back(layer_param.name());
+    bool need_backward = false;
+    for (int bottom_id = 0; bottom_id < layer_param.bottom_size();
+         ++bottom_id) {
+      int blob_id;
+      try {
+        blob_id = AppendBottom(param, layer_id, bottom_id, &available_blobs,
+                               &blob_name_to_idx);
+      } catch (const Error& e) {
+        Rethrow(context, e);
+      }
+      need_backward |= blob_need_backward_[blob_id];
+    }
+    const int num_top = layer_param.top_size();
+    for (int top_id = 0; top_id < num_top; ++top_id)
+      AppendTop(param, layer_id, top_id, &available_blobs, &blob_name_to_idx);
+    // Loss layers may get an anonymous extra top they need.
+    Layer<Dtype>* layer = layers_[layer_id].get();
+    if (layer->AutoTopBlobs()) {
+      const int needed = std::max(layer->MinTopBlobs(),
+                                  layer->ExactNumTopBlobs());
+      for (int i = num_top; i < needed; ++i)
+        AppendTop(param, layer_id, i, nullptr, nullptr);
+    }
+    try {
+      layer->SetUp(bottom_vecs_[layer_id], top_vecs_[layer_id]);
+    } catch (const std::exception& e) {
+      Rethrow(context, e);
+    }
+    for (size_t top_id = 0; top_id < top_vecs_[layer_id].size(); ++top_id) {
+      const int blob = top_id_vecs_[layer_id][top_id];
+      if (blob_loss_weights_.size() <= static_cast<size_t>(blob))
+        blob_loss_weights_.resize(blob + 1, Dtype(0));
+      blob_loss_weights_[blob] = layer->loss(top_id);
+      LOG_IF(INFO, Caffe::root_solver())
+          << "Top shape: " << top_vecs_[layer_id][top_id]->shape_string();
+      memory_used_ += top_vecs_[layer_id][top_id]->count();
+    }
+    const int param_size = layer_param.param_size();
+    const int num_param_blobs = static_cast<int>(layer->blobs().size());
+    CAFFE_CHECK_LE(param_size, num_param_blobs)
+        << context << "too many param specs: " << param_size
+        << " given, the layer has " << num_param_blobs << " parameter blobs";
+    ParamSpec default_spec;
+    for (int param_id = 0; param_id < num_param_blobs; ++param_id) {
+      const ParamSpec* spec = (param_id < param_size)
+                                  ? &layer_param.param(param_id)
+                                  : &default_spec;
+      const bool param_need_backward = spec->lr_mult() != 0;
+      need_backward |= param_need_backward;
+      layer->set_param_propagate_down(param_id, param_need_backward);
+    }
+    for (int param_id = 0; param_id < num_param_blobs; ++param_id) {
+      try {
+        AppendParam(param, layer_id, param_id);
+      } catch (const Error& e) {
+        Rethrow(context, e);
+      }
+    }
+    layer_need_backward_.push_back(need_backward);
+    if (need_backward) {
+      for (size_t top_id = 0; top_id < top_id_vecs_[layer_id].size();
+           ++top_id)
+        blob_need_backward_[top_id_vecs_[layer_id][top_id]] = true;
+    }
+  }
+
+  // Walk backward: a layer needs backward only if some loss depends on it.
+  set<string> blobs_under_loss;
+  set<string> blobs_skip_backp;
+  for (int layer_id = static_cast<int>(layers_.size()) - 1; layer_id >= 0;
+       --layer_id) {
+    bool layer_contributes_loss = false;
+    bool layer_skip_propagate_down = true;
+    for (size_t top_id = 0; top_id < top_vecs_[layer_id].size(); ++top_id) {
+      const string& blob_name = blob_names_[top_id_vecs_[layer_id][top_id]];
+      if (layers_[layer_id]->loss(top_id) ||
+          blobs_under_loss.count(blob_name))
+        layer_contributes_loss = true;
+      if (!blobs_skip_backp.count(blob_name))
+        layer_skip_propagate_down = false;
+      if (layer_contributes_loss && !layer_skip_propagate_down) break;
+    }
+    // A layer whose tops all stop gradients needs no backward.
+    if (layer_need_backward_[layer_id] && layer_skip_propagate_down) {
+      layer_need_backward_[layer_id] = false;
+      for (size_t b = 0; b < bottom_vecs_[layer_id].size(); ++b)
+        bottom_need_backward_[layer_id][b] = false;
+    }
+    if (!layer_contributes_loss) layer_need_backward_[layer_id] = false;
+    for (size_t b = 0; b < bottom_vecs_[layer_id].size(); ++b) {
+      if (layer_contributes_loss) {
+        blobs_under_loss.insert(blob_names_[bottom_id_vecs_[layer_id][b]]);
+      } else {
+        bottom_need_backward_[layer_id][b] = false;
+      }
+      if (!bottom_need_backward_[layer_id][b])
+        blobs_skip_backp.insert(blob_names_[bottom_id_vecs_[layer_id][b]]);
+    }
+  }
+  // force_backward: every layer that can, does.
+  if (param.force_backward()) {
+    for (size_t layer_id = 0; layer_id < layers_.size(); ++layer_id) {
+      layer_need_backward_[layer_id] = true;
+      for (size_t b = 0; b < bottom_need_backward_[layer_id].size(); ++b) {
+        bottom_need_backward_[layer_id][b] =
+            bottom_need_backward_[layer_id][b] ||
+            layers_[layer_id]->AllowForceBackward(b);
+        blob_need_backward_[bottom_id_vecs_[layer_id][b]] =
+            blob_need_backward_[bottom_id_vecs_[layer_id][b]] ||
+            bottom_need_backward_[layer_id][b];
+      }
+      for (size_t p = 0; p < layers_[layer_id]->blobs().size(); ++p)
+        layers_[layer_id]->set_param_propagate_down(p, true);
+    }
+  }
+  // Blobs nobody consumed are the net's outputs.
+  for (const string& blob_name : available_blobs) {
+    net_output_blobs_.push_back(blobs_[blob_name_to_idx[blob_name]].get());
+    net_output_blob_indices_.push_back(blob_name_to_idx[blob_name]);
+  }
+  for (size_t blob_id = 0; blob_id < blob_names_.size(); ++blob_id)
+    blob_names_index_[blob_names_[blob_id]] = blob_id;
+  for (size_t layer_id = 0; layer_id < layer_names_.size(); ++layer_id)
+    layer_names_index_[layer_names_[layer_id]] = layer_id;
+  ShareWeights();
+  LOG_IF(INFO, Caffe::root_solver())
+      << "Network '" << name_ << "' initialized; activations: "
+      << memory_used_ * sizeof(Dtype) << " bytes";
+}
+
+template <typename Dtype>
+void Net<Dtype>::FilterNet(const NetParameter& param,
+                           NetParameter* param_filtered) {
+  const NetState& net_state = param.state();
+  param_filtered->CopyFrom(param);
+  param_filtered->clear_layer();
+  for (int i = 0; i < param.layer_size(); ++i) {
+    const LayerParameter& layer_param = param.layer(i);
+    const string& layer_name = layer_param.name();
+    CAFFE_CHECK(layer_param.include_size() == 0 ||
+                layer_param.exclude_size() == 0)
+        << "layer '" << layer_name
+        << "' specifies both include and exclude rules; use one";
+    // No include rules means included unless an exclude rule matches.
+    bool layer_included = (layer_param.include_size() == 0);
+    for (int j = 0; layer_included && j < layer_param.exclude_size(); ++j)
+      if (StateMeetsRule(net_state, layer_param.exclude(j), layer_name))
+        layer_included = false;
+    for (int j = 0; !layer_included && j < layer_param.include_size(); ++j)
+      if (StateMeetsRule(net_state, layer_param.include(j), layer_name))
+        layer_included = true;
+    if (layer_included) param_filtered->add_layer()->CopyFrom(layer_param);
+  }
+}
+
+template <typename Dtype>
+bool Net<Dtype>::StateMeetsRule(const NetState& state,
+                                const NetStateRule& rule,
+                                const string& layer_name) {
+  if (rule.has_phase() && rule.phase() != state.phase()) return false;
+  if (rule.has_min_level() && state.level() < rule.min_level()) return false;
+  if (rule.has_max_level() && state.level() > rule.max_level()) return false;
+  for (int i = 0; i < rule.stage_size(); ++i) {
+    bool has_stage = false;
+    for (int j = 0; !has_stage && j < state.stage_size(); ++j)
+      has_stage = rule.stage(i) == state.stage(j);
+    if (!has_stage) return false;
+  }
+  for (int i = 0; i < rule.not_stage_size(); ++i) {
+    for (int j = 0; j < state.stage_size(); ++j)
+      if (rule.not_stage(i) == state.stage(j)) return false;
+  }
+  return true;
+}
+
+template <typename Dtype>
+void Net<Dtype>::AppendTop(const NetParameter& param, const int layer_id,
+                           const int top_id, set<string>* available_blobs,
+                           map<string, int>* blob_name_to_idx) {
+  const LayerParameter& layer_param = param.layer(layer_id);
+  const string blob_name = (layer_param.top_size() > top_id)
+                               ? layer_param.top(top_id)
+                               : "(automatic)";
+  const bool in_place = blob_name_to_idx &&
+                        layer_param.bottom_size() > top_id &&
+                        blob_name == layer_param.bottom(top_id);
+  if (in_place) {
+    const int idx = (*blob_name_to_idx)[blob_name];
+    top_vecs_[layer_id].push_back(blobs_[idx].get());
+    top_id_vecs_[layer_id].push_back(idx);
+  } else {
+    CAFFE_CHECK(!blob_name_to_idx || !blob_name_to_idx->count(blob_name))
+        << "layer '" << layer_param.name() << "': top blob '" << blob_name
+        << "' is produced by more than one layer (only in-place use of a "
+           "layer's own bottom may repeat a name)";
+    shared_ptr<Blob<Dtype> > blob(new Blob<Dtype>());
+    const int blob_id = static_cast<int>(blobs_.size());
+    blobs_.push_back(blob);
+    blob_names_.push_back(blob_name);
+    blob_need_backward_.push_back(false);
+    if (blob_name_to_idx) (*blob_name_to_idx)[blob_name] = blob_id;
+    top_id_vecs_[layer_id].push_back(blob_id);
+    top_vecs_[layer_id].push_back(blob.get());
+    // A top of an Input layer is a net input.
+    if (layer_param.type() == "Input") {
+      net_input_blob_indices_.push_back(blob_id);
+      net_input_blobs_.push_back(blob.get());
+    }
+  }
+  if (available_blobs) available_blobs->insert(blob_name);
+}
+
+template <typename Dtype>
+int Net<Dtype>::AppendBottom(const NetParameter& param, const int layer_id,
+                             const int bottom_id,
+                             set<string>* available_blobs,
+                             map<string, int>* blob_name_to_idx) {
+  const LayerParameter& layer_param = param.layer(layer_id);
+  const string& blob_name = layer_param.bottom(bottom_id);
+  CAFFE_CHECK(available_blobs->count(blob_name))
+      << "unknown bottom blob '" << blob_name << "' (bottom index "
+      << bottom_id << "); no earlier layer produces it";
+  const int blob_id = (*blob_name_to_idx)[blob_name];
+  bottom_vecs_[layer_id].push_back(blobs_[blob_id].get());
+  bottom_id_vecs_[layer_id].push_back(blob_id);
+  available_blobs->erase(blob_name);
+  bool need_backward = blob_need_backward_[blob_id];
+  if (layer_param.propagate_down_size() > 0)
+    need_backward = layer_param.propagate_down(bottom_id);
+  bottom_need_backward_[layer_id].push_back(need_backward);
+  return blob_id;
+}
+
+template <typename Dtype>
+void Net<Dtype>::AppendParam(const NetParameter& param, const int layer_id,
+                             const int param_id) {
+  const LayerParameter& layer_param = layers_[layer_id]->layer_param();
+  const int param_size = layer_param.param_size();
+  const string param_name =
+      (param_size > param_id) ? layer_param.param(param_id).name() : "";
+  if (!param_name.empty()) {
+    param_display_names_.push_back(param_name);
+  } else {
+    ostringstream s;
+    s << param_id;
+    param_display_names_.push_back(s.str());
+  }
+  const int net_param_id = static_cast<int>(params_.size());
+  params_.push_back(layers_[layer_id]->blobs()[param_id]);
+  param_id_vecs_[layer_id].push_back(net_param_id);
+  param_layer_indices_.push_back(make_pair(layer_id, param_id));
+  ParamSpec default_spec;
+  const ParamSpec* spec = (param_size > param_id)
+                              ? &layer_param.param(param_id)
+                              : &default_spec;
+  if (!param_size || param_name.empty() ||
+      !param_names_index_.count(param_name)) {
+    // This layer owns the parameter.
+    param_owners_.push_back(-1);
+    if (!param_name.empty()) param_names_index_[param_name] = net_param_id;
+    const int learnable_param_id = static_cast<int>(learnable_params_.size());
+    learnable_params_.push_back(params_[net_param_id].get());
+    learnable_param_ids_.push_back(learnable_param_id);
+    has_params_lr_.push_back(spec->has_lr_mult());
+    has_params_decay_.push_back(spec->has_decay_mult());
+    params_lr_.push_back(spec->lr_mult());
+    params_weight_decay_.push_back(spec->decay_mult());
+  } else {
+    // Shared with an earlier layer's parameter of the same name.
+    const int owner_net_param_id = param_names_index_[param_name];
+    param_owners_.push_back(owner_net_param_id);
+    const pair<int, int>& owner_index =
+        param_layer_indices_[owner_net_param_id];
+    const int owner_layer_id = owner_index.first;
+    const int owner_param_id = owner_index.second;
+    Blob<Dtype>* this_blob = layers_[layer_id]->blobs()[param_id].get();
+    Blob<Dtype>* owner_blob =
+        layers_[owner_layer_id]->blobs()[owner_param_id].get();
+    const int param_size2 = layer_param.param_size();
+    if (param_size2 > param_id && (layer_param.param(param_id).share_mode() ==
+                                   ParamSpec_DimCheckMode_PERMISSIVE)) {
+      CAFFE_CHECK_EQ(this_blob->count(), owner_blob->count())
+          << "cannot share param '" << param_name << "' owned by layer '"
+          << layer_names_[owner_layer_id] << "' with layer '"
+          << layer_names_[layer_id] << "'; count mismatch. Owner shape is "
+          << owner_blob->shape_string() << "; sharing shape is "
+          << this_blob->shape_string();
+    } else {
+      CAFFE_CHECK(this_blob->shape() == owner_blob->shape())
+          << "cannot share param '" << param_name << "' owned by layer '"
+          << layer_names_[owner_layer_id] << "' with layer '"
+          << layer_names_[layer_id] << "'; shape mismatch. Owner shape is "
+          << owner_blob->shape_string() << "; sharing shape is "
+          << this_blob->shape_string();
+    }
+    const int learnable_param_id = learnable_param_ids_[owner_net_param_id];
+    learnable_param_ids_.push_back(learnable_param_id);
+    if (spec->has_lr_mult()) {
+      if (has_params_lr_[learnable_param_id]) {
+        CAFFE_CHECK_EQ(spec->lr_mult(), params_lr_[learnable_param_id])
+            << "shared param '" << param_name
+            << "' has mismatched lr_mult.";
+      } else {
+        has_params_lr_[learnable_param_id] = true;
+        params_lr_[learnable_param_id] = spec->lr_mult();
+      }
+    }
+    if (spec->has_decay_mult()) {
+      if (has_params_decay_[learnable_param_id]) {
+        CAFFE_CHECK_EQ(spec->decay_mult(),
+                       params_weight_decay_[learnable_param_id])
+            << "shared param '" << param_name
+            << "' has mismatched decay_mult.";
+      } else {
+        has_params_decay_[learnable_param_id] = true;
+        params_weight_decay_[learnable_param_id] = spec->decay_mult();
+      }
+    }
+  }
+}
+
+template <typename Dtype>
+Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
+  CAFFE_CHECK_GE(start, 0);
+  CAFFE_CHECK_LT(end, static_cast<int>(layers_.size()));
+  Dtype loss = 0;
+  for (int i = start; i <= end; ++i) {
+    try {
+      loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
+    } catch (const std::exception& e) {
+      Rethrow(LayerContext(i), e);
+    }
+    if (debug_info_) ForwardDebugInfo(i);
+  }
+  return loss;
+}
+
+template <typename Dtype>
+Dtype Net<Dtype>::ForwardFrom(int start) {
+  return ForwardFromTo(start, static_cast<int>(layers_.size()) - 1);
+}
+
+template <typename Dtype>
+Dtype Net<Dtype>::ForwardTo(int end) {
+  return ForwardFromTo(0, end);
+}
+
+template <typename Dtype>
+const vector<Blob<Dtype>*>& Net<Dtype>::Forward(Dtype* loss) {
+  Dtype l = ForwardFromTo(0, static_cast<int>(layers_.size()) - 1);
+  if (loss != nullptr) *loss = l;
+  return net_output_blobs_;
+}
+
+template <typename Dtype>
+void Net<Dtype>::BackwardFromTo(int start, int end) {
+  CAFFE_CHECK_GE(end, 0);
+  CAFFE_CHECK_LT(start, static_cast<int>(layers_.size()));
+  for (int i = start; i >= end; --i) {
+    if (!layer_need_backward_[i]) continue;
+    try {
+      layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
+                           bottom_vecs_[i]);
+    } catch (const std::exception& e) {
+      Rethrow(LayerContext(i), e);
+    }
+    if (debug_info_) BackwardDebugInfo(i);
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::BackwardFrom(int start) {
+  BackwardFromTo(start, 0);
+}
+
+template <typename Dtype>
+void Net<Dtype>::BackwardTo(int end) {
+  BackwardFromTo(static_cast<int>(layers_.size()) - 1, end);
+}
+
+template <typename Dtype>
+void Net<Dtype>::Backward() {
+  BackwardFromTo(static_cast<int>(layers_.size()) - 1, 0);
+  if (debug_info_) {
+    Dtype asum_data = 0, asum_diff = 0, sumsq_data = 0, sumsq_diff = 0;
+    for (Blob<Dtype>* p : learnable_params_) {
+      asum_data += p->asum_data();
+      asum_diff += p->asum_diff();
+      sumsq_data += p->sumsq_data();
+      sumsq_diff += p->sumsq_diff();
+    }
+    LOG(INFO) << "    [Backward] All net params (data, diff): L1 norm = ("
+              << asum_data << ", " << asum_diff << "); L2 norm = ("
+              << std::sqrt(sumsq_data) << ", " << std::sqrt(sumsq_diff)
+              << ")";
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::ForwardDebugInfo(const int layer_id) {
+  for (size_t t = 0; t < top_vecs_[layer_id].size(); ++t) {
+    const Blob<Dtype>& blob = *top_vecs_[layer_id][t];
+    const string& blob_name = blob_names_[top_id_vecs_[layer_id][t]];
+    const Dtype data_abs_val_mean = blob.asum_data() / blob.count();
+    LOG(INFO) << "    [Forward] Layer " << layer_names_[layer_id]
+              << ", top blob " << blob_name << " data: " << data_abs_val_mean;
+  }
+  for (size_t p = 0; p < layers_[layer_id]->blobs().size(); ++p) {
+    const Blob<Dtype>& blob = *layers_[layer_id]->blobs()[p];
+    const int net_param_id = param_id_vecs_[layer_id][p];
+    LOG(INFO) << "    [Forward] Layer " << layer_names_[layer_id]
+              << ", param blob " << param_display_names_[net_param_id]
+              << " data: " << blob.asum_data() / blob.count();
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::BackwardDebugInfo(const int layer_id) {
+  const vector<Blob<Dtype>*>& bottom_vec = bottom_vecs_[layer_id];
+  for (size_t b = 0; b < bottom_vec.size(); ++b) {
+    if (!bottom_need_backward_[layer_id][b]) continue;
+    const Blob<Dtype>& blob = *bottom_vec[b];
+    LOG(INFO) << "    [Backward] Layer " << layer_names_[layer_id]
+              << ", bottom blob " << blob_names_[bottom_id_vecs_[layer_id][b]]
+              << " diff: " << blob.asum_diff() / blob.count();
+  }
+  for (size_t p = 0; p < layers_[layer_id]->blobs().size(); ++p) {
+    if (!layers_[layer_id]->param_propagate_down(p)) continue;
+    const Blob<Dtype>& blob = *layers_[layer_id]->blobs()[p];
+    LOG(INFO) << "    [Backward] Layer " << layer_names_[layer_id]
+              << ", param blob " << p
+              << " diff: " << blob.asum_diff() / blob.count();
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::UpdateDebugInfo(const int param_id) {
+  const Blob<Dtype>& blob = *params_[param_id];
+  LOG(INFO) << "    [Update] param " << param_display_names_[param_id]
+            << " data: " << blob.asum_data() / blob.count()
+            << "; diff: " << blob.asum_diff() / blob.count();
+}
+
+template <typename Dtype>
+void Net<Dtype>::ShareTrainedLayersWith(const Net* other) {
+  const int num_source_layers = static_cast<int>(other->layers().size());
+  for (int i = 0; i < num_source_layers; ++i) {
+    Layer<Dtype>* source_layer = other->layers()[i].get();
+    const string& source_layer_name = other->layer_names()[i];
+    if (!layer_names_index_.count(source_layer_name)) continue;
+    const int target_layer_id = layer_names_index_[source_layer_name];
+    vector<shared_ptr<Blob<Dtype> > >& target_blobs =
+        layers_[target_layer_id]->blobs();
+    CAFFE_CHECK_EQ(target_blobs.size(), source_layer->blobs().size())
+        << "incompatible number of blobs for layer " << source_layer_name;
+    for (size_t j = 0; j < target_blobs.size(); ++j) {
+      Blob<Dtype>* source_blob = source_layer->blobs()[j].get();
+      CAFFE_CHECK(target_blobs[j]->shape() == source_blob->shape())
+          << "cannot share param " << j << " weights from layer '"
+          << source_layer_name << "'; shape mismatch. Source param shape is "
+          << source_blob->shape_string() << "; target param shape is "
+          << target_blobs[j]->shape_string();
+      target_blobs[j]->ShareData(*source_blob);
+    }
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::Reshape() {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    try {
+      layers_[i]->Reshape(bottom_vecs_[i], top_vecs_[i]);
+    } catch (const std::exception& e) {
+      Rethrow(LayerContext(i), e);
+    }
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::CopyTrainedLayersFrom(const NetParameter& param) {
+  const int num_source_layers = param.layer_size();
+  for (int i = 0; i < num_source_layers; ++i) {
+    const LayerParameter& source_layer = param.layer(i);
+    const string& source_layer_name = source_layer.name();
+    if (!layer_names_index_.count(source_layer_name)) {
+      LOG(INFO) << "Ignoring source layer " << source_layer_name;
+      continue;
+    }
+    const int target_layer_id = layer_names_index_[source_layer_name];
+    vector<shared_ptr<Blob<Dtype> > >& target_blobs =
+        layers_[target_layer_id]->blobs();
+    CAFFE_CHECK_EQ(static_cast<int>(target_blobs.size()),
+                   source_layer.blobs_size())
+        << "incompatible number of blobs for layer '" << source_layer_name
+        << "'";
+    for (size_t j = 0; j < target_blobs.size(); ++j) {
+      if (!target_blobs[j]->ShapeEquals(source_layer.blobs(j))) {
+        Blob<Dtype> source_blob;
+        source_blob.FromProto(source_layer.blobs(j), true);
+        CAFFE_THROW() << "cannot copy param " << j << " weights from layer '"
+                      << source_layer_name
+                      << "'; shape mismatch. Source param shape is "
+                      << source_blob.shape_string()
+                      << "; target param shape is "
+                      << target_blobs[j]->shape_string() << ". "
+                      << "To learn this layer's parameters from scratch "
+                         "rather than copying from a saved net, rename the "
+                         "layer.";
+      }
+      target_blobs[j]->FromProto(source_layer.blobs(j), false);
+    }
+  }
+}
+
+namespace {
+bool EndsWith(const string& s, const string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+template <typename Dtype>
+void Net<Dtype>::CopyTrainedLayersFrom(const string& trained_filename) {
+  if (EndsWith(trained_filename, ".h5")) {
+    CopyTrainedLayersFromHDF5(trained_filename);
+  } else {
+    CopyTrainedLayersFromBinaryProto(trained_filename);
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::CopyTrainedLayersFromBinaryProto(
+    const string& trained_filename) {
+  NetParameter param;
+  ReadNetParamsFromBinaryFileOrDie(trained_filename, &param);
+  try {
+    CopyTrainedLayersFrom(param);
+  } catch (const Error& e) {
+    Rethrow(trained_filename + ": ", e);
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
+  hid_t file_hid = H5Fopen(trained_filename.c_str(), H5F_ACC_RDONLY,
+                           H5P_DEFAULT);
+  CAFFE_CHECK_GE(file_hid, 0) << trained_filename
+                              << ": cannot open as an HDF5 file";
+  try {
+    hid_t data_hid = H5Gopen2(file_hid, "data", H5P_DEFAULT);
+    CAFFE_CHECK_GE(data_hid, 0) << "no group 'data'";
+    const int num_layers = hdf5_get_num_links(data_hid);
+    for (int i = 0; i < num_layers; ++i) {
+      const string source_layer_name = hdf5_get_name_by_idx(data_hid, i);
+      if (!layer_names_index_.count(source_layer_name)) {
+        LOG(INFO) << "Ignoring source layer " << source_layer_name;
+        continue;
+      }
+      const int target_layer_id = layer_names_index_[source_layer_name];
+      vector<shared_ptr<Blob<Dtype> > >& target_blobs =
+          layers_[target_layer_id]->blobs();
+      hid_t layer_hid =
+          H5Gopen2(data_hid, source_layer_name.c_str(), H5P_DEFAULT);
+      CAFFE_CHECK_GE(layer_hid, 0)
+          << "cannot read group for layer " << source_layer_name;
+      const int num_source_params = hdf5_get_num_links(layer_hid);
+      CAFFE_CHECK_LE(num_source_params, static_cast<int>(target_blobs.size()))
+          << "incompatible number of blobs for layer " << source_layer_name;
+      for (size_t j = 0; j < target_blobs.size(); ++j) {
+        const string dataset_name = std::to_string(j);
+        CAFFE_CHECK(H5Lexists(layer_hid, dataset_name.c_str(), H5P_DEFAULT) >
+                    0)
+            << "incompatible number of blobs for layer " << source_layer_name;
+        hdf5_load_nd_dataset(layer_hid, dataset_name.c_str(), 0,
+                             kMaxBlobAxes, target_blobs[j].get());
+      }
+      H5Gclose(layer_hid);
+    }
+    H5Gclose(data_hid);
+  } catch (const std::exception& e) {
+    H5Fclose(file_hid);
+    Rethrow(trained_filename + ": ", e);
+  }
+  H5Fclose(file_hid);
+}
+
+template <typename Dtype>
+void Net<Dtype>::ToProto(NetParameter* param, bool write_diff) const {
+  param->Clear();
+  param->set_name(name_);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    LayerParameter* layer_param = param->add_layer();
+    layers_[i]->ToProto(layer_param, write_diff);
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::ToHDF5(const string& filename, bool write_diff) const {
+  // Written beside the target and renamed, so a crash keeps the old file.
+  const string tmp = filename + ".tmp";
+  hid_t file_hid =
+      H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  CAFFE_CHECK_GE(file_hid, 0) << filename << ": cannot create HDF5 file";
+  hid_t data_hid = H5Gcreate2(file_hid, "data", H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT);
+  hid_t diff_hid = -1;
+  if (write_diff)
+    diff_hid = H5Gcreate2(file_hid, "diff", H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT);
+  for (size_t layer_id = 0; layer_id < layers_.size(); ++layer_id) {
+    const LayerParameter& layer_param = layers_[layer_id]->layer_param();
+    const string& layer_name = layer_param.name();
+    if (layers_[layer_id]->blobs().empty()) continue;
+    hid_t layer_data_hid = H5Gcreate2(data_hid, layer_name.c_str(),
+                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t layer_diff_hid = -1;
+    if (write_diff)
+      layer_diff_hid = H5Gcreate2(diff_hid, layer_name.c_str(), H5P_DEFAULT,
+                                  H5P_DEFAULT, H5P_DEFAULT);
+    for (size_t j = 0; j < layers_[layer_id]->blobs().size(); ++j) {
+      const string dataset_name = std::to_string(j);
+      const Blob<Dtype>& blob = *layers_[layer_id]->blobs()[j];
+      hdf5_save_nd_dataset(layer_data_hid, dataset_name, blob);
+      if (write_diff) hdf5_save_nd_dataset(layer_diff_hid, dataset_name, blob,
+                                           true);
+    }
+    H5Gclose(layer_data_hid);
+    if (write_diff) H5Gclose(layer_diff_hid);
+  }
+  H5Gclose(data_hid);
+  if (write_diff) H5Gclose(diff_hid);
+  H5Fclose(file_hid);
+  CAFFE_CHECK_EQ(std::rename(tmp.c_str(), filename.c_str()), 0)
+      << filename << ": cannot rename temporary file into place";
+}
+
+template <typename Dtype>
+void Net<Dtype>::Update() {
+  for (Blob<Dtype>* p : learnable_params_) p->Update();
+}
+
+template <typename Dtype>
+void Net<Dtype>::ClearParamDiffs() {
+  for (Blob<Dtype>* blob : learnable_params_)
+    caffe_set(blob->count(), static_cast<Dtype>(0), blob->mutable_cpu_diff());
+}
+
+template <typename Dtype>
+void Net<Dtype>::ShareWeights() {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (param_owners_[i] < 0) continue;
+    params_[i]->ShareData(*params_[param_owners_[i]]);
+    params_[i]->ShareDiff(*params_[param_owners_[i]]);
+  }
+}
+
+template <typename Dtype>
+bool Net<Dtype>::has_blob(const string& blob_name) const {
+  return blob_names_index_.count(blob_name) > 0;
+}
+
+template <typename Dtype>
+const shared_ptr<Blob<Dtype> > Net<Dtype>::blob_by_name(
+    const string& blob_name) const {
+  auto it = blob_names_index_.find(blob_name);
+  CAFFE_CHECK(it != blob_names_index_.end())
+      << "Unknown blob name '" << blob_name << "'";
+  return blobs_[it->second];
+}
+
+template <typename Dtype>
+bool Net<Dtype>::has_layer(const string& layer_name) const {
+  return layer_names_index_.count(layer_name) > 0;
+}
+
+template <typename Dtype>
+const shared_ptr<Layer<Dtype> > Net<Dtype>::layer_by_name(
+    const string& layer_name) const {
+  auto it = layer_names_index_.find(layer_name);
+  CAFFE_CHECK(it != layer_names_index_.end())
+      << "Unknown layer name '" << layer_name << "'";
+  return layers_[it->second];
+}
+
+INSTANTIATE_CLASS(Net);
+
+}  // namespace caffe

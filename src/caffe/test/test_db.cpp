@@ -1,0 +1,171 @@
+// Tests of the database abstraction (db.hpp) and its LMDB backend.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "caffe/test/test_data_helpers.hpp"
+#include "caffe/util/db.hpp"
+
+namespace caffe {
+
+using test::TempDir;
+
+class DBTest : public ::testing::Test {
+ protected:
+  TempDir tmp_;
+};
+
+TEST_F(DBTest, LMDBWriteReadRoundTrip) {
+  const string path = tmp_.file("db");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    // Written out of order: the cursor returns key order.
+    txn->Put("key_b", "value b");
+    txn->Put("key_a", string("value\0a", 7));
+    txn->Commit();
+    txn->Put("key_c", "");
+    txn->Commit();
+  }
+  std::unique_ptr<db::DB> db(db::GetDB(DataParameter_DB_LMDB));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_a", cursor->key());
+  EXPECT_EQ(string("value\0a", 7), cursor->value());
+  cursor->Next();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_b", cursor->key());
+  EXPECT_EQ("value b", cursor->value());
+  cursor->Next();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_c", cursor->key());
+  EXPECT_EQ("", cursor->value());
+  cursor->Next();
+  EXPECT_FALSE(cursor->valid());
+  EXPECT_THROW(cursor->value(), Error);
+  cursor->SeekToFirst();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_a", cursor->key());
+}
+
+TEST_F(DBTest, LMDBWriteModeAddsToExisting) {
+  const string path = tmp_.file("db");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    txn->Put("1", "one");
+    txn->Commit();
+  }
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+    db->Open(path, db::WRITE);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    txn->Put("2", "two");
+    txn->Put("1", "uno");  // overwrites
+    txn->Commit();
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  int n = 0;
+  for (; cursor->valid(); cursor->Next()) ++n;
+  EXPECT_EQ(2, n);
+  cursor->SeekToFirst();
+  EXPECT_EQ("uno", cursor->value());
+}
+
+TEST_F(DBTest, LMDBMapGrowsBeyondDefaultSize) {
+  // LMDB's default map is 10 MB; 16 MB in one commit must trigger doubling.
+  const string path = tmp_.file("big");
+  const string value(1 << 20, 'x');
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    for (int i = 0; i < 16; ++i) txn->Put("k" + std::to_string(100 + i), value);
+    txn->Commit();
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  int n = 0;
+  for (; cursor->valid(); cursor->Next()) {
+    EXPECT_EQ(value.size(), cursor->value().size());
+    ++n;
+  }
+  EXPECT_EQ(16, n);
+}
+
+TEST_F(DBTest, EmptyLMDBCursorIsInvalid) {
+  const string path = tmp_.file("empty");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+    db->Open(path, db::NEW);
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  EXPECT_FALSE(cursor->valid());
+}
+
+TEST_F(DBTest, MissingLMDBThrowsNamingPath) {
+  const string path = tmp_.file("does_not_exist");
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  try {
+    db->Open(path, db::READ);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    const string msg = e.what();
+    EXPECT_NE(string::npos, msg.find(path)) << msg;
+    EXPECT_NE(string::npos, msg.find("No such file")) << msg;
+  }
+}
+
+TEST_F(DBTest, CorruptLMDBThrowsNamingPath) {
+  const string path = tmp_.file("corrupt");
+  ASSERT_EQ(0, mkdir(path.c_str(), 0755));
+  {
+    std::ofstream f((path + "/data.mdb").c_str(), std::ios::binary);
+    f << string(16384, 'z');
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  try {
+    db->Open(path, db::READ);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    const string msg = e.what();
+    EXPECT_NE(string::npos, msg.find(path)) << msg;
+    EXPECT_NE(string::npos, msg.find("LMDB")) << msg;
+  }
+}
+
+TEST_F(DBTest, NewOnExistingPathThrows) {
+  const string path = tmp_.file("db");
+  std::unique_ptr<db::DB> db(db::GetDB("lmdb"));
+  db->Open(path, db::NEW);
+  db->Close();
+  try {
+    db->Open(path, db::NEW);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find(path)) << e.what();
+  }
+}
+
+TEST_F(DBTest, LevelDBIsNotBuilt) {
+  try {
+    delete db::GetDB(DataParameter_DB_LEVELDB);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find("LevelDB")) << e.what();
+  }
+  EXPECT_THROW(delete db::GetDB("leveldb"), Error);
+  EXPECT_THROW(delete db::GetDB("rocksdb"), Error);
+}
+
+}  // namespace caffe

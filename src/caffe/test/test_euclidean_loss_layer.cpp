@@ -1,0 +1,164 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layers/euclidean_loss_layer.hpp"
+#include "caffe/test/test_gradient_check_util.hpp"
+
+namespace caffe {
+namespace {
+
+// Runs forward and backward twice with the same top diffs; the second time
+// every input the layer does not declare in BackwardReads() is overwritten
+// with NaN before backward.  Bottom and parameter diffs must not change.
+// The bottoms' data is restored afterwards.
+template <typename Dtype>
+void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
+                        const vector<Blob<Dtype>*>& top,
+                        const vector<bool>& propagate_down) {
+  vector<vector<Dtype> > saved;
+  for (auto* b : bottom)
+    saved.emplace_back(b->cpu_data(), b->cpu_data() + b->count());
+  layer->SetUp(bottom, top);
+  vector<vector<Dtype> > diffs[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    layer->Forward(bottom, top);
+    for (size_t i = 0; i < top.size(); ++i) {
+      Dtype* d = top[i]->mutable_cpu_diff();
+      for (int j = 0; j < top[i]->count(); ++j)
+        d[j] = Dtype(0.1) * ((j * 7 + i * 3) % 11) - Dtype(0.5);
+    }
+    for (auto& p : layer->blobs())
+      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
+    if (pass == 1) {
+      const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
+      const int reads = layer->BackwardReads();
+      if (!(reads & kReadsBottomData))
+        for (auto* b : bottom)
+          caffe_set(b->count(), nan, b->mutable_cpu_data());
+      if (!(reads & kReadsTopData))
+        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
+    }
+    layer->Backward(top, propagate_down, bottom);
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      if (!propagate_down[i]) continue;
+      const Dtype* d = bottom[i]->cpu_diff();
+      diffs[pass].emplace_back(d, d + bottom[i]->count());
+    }
+    for (auto& p : layer->blobs())
+      diffs[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
+  }
+  for (size_t i = 0; i < bottom.size(); ++i)
+    caffe_copy(bottom[i]->count(), saved[i].data(),
+               bottom[i]->mutable_cpu_data());
+  ASSERT_EQ(diffs[0].size(), diffs[1].size());
+  for (size_t b = 0; b < diffs[0].size(); ++b)
+    for (size_t j = 0; j < diffs[0][b].size(); ++j)
+      EXPECT_EQ(diffs[0][b][j], diffs[1][b][j]) << "diff " << b << " at " << j;
+}
+
+template <typename Dtype>
+void FillGaussian(Blob<Dtype>* blob) {
+  caffe_rng_gaussian<Dtype>(blob->count(), Dtype(0), Dtype(1),
+                            blob->mutable_cpu_data());
+}
+
+}  // namespace
+
+template <typename Dtype>
+class EuclideanLossLayerTest : public ::testing::Test {
+ protected:
+  EuclideanLossLayerTest()
+      : a_(new Blob<Dtype>(vector<int>{5, 2, 3})),
+        b_(new Blob<Dtype>(vector<int>{5, 6})),
+        loss_(new Blob<Dtype>()) {
+    Caffe::set_random_seed(1701);
+    FillGaussian(a_.get());
+    FillGaussian(b_.get());
+    bottom_vec_ = {a_.get(), b_.get()};
+    top_vec_ = {loss_.get()};
+    param_.set_name("euclid");
+  }
+  std::unique_ptr<Blob<Dtype> > a_, b_, loss_;
+  vector<Blob<Dtype>*> bottom_vec_, top_vec_;
+  LayerParameter param_;
+};
+
+TYPED_TEST_SUITE(EuclideanLossLayerTest, TestDtypes);
+
+TYPED_TEST(EuclideanLossLayerTest, Forward) {
+  typedef TypeParam Dtype;
+  EuclideanLossLayer<Dtype> layer(this->param_);
+  EXPECT_STREQ(layer.type(), "EuclideanLoss");
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->loss_->num_axes(), 0);
+  EXPECT_EQ(layer.loss(0), Dtype(1));
+  const Dtype loss = layer.Forward(this->bottom_vec_, this->top_vec_);
+  double expected = 0;
+  for (int i = 0; i < 30; ++i) {
+    const double d = this->a_->cpu_data()[i] - this->b_->cpu_data()[i];
+    expected += d * d;
+  }
+  expected /= 2 * 5;
+  EXPECT_NEAR(expected, this->loss_->cpu_data()[0], 1e-5);
+  EXPECT_NEAR(expected, loss, 1e-5);
+  EXPECT_EQ(layer.InternalBytes(), 30 * sizeof(Dtype));
+  // Unlike labels, the second input may be learned.
+  EXPECT_TRUE(layer.AllowForceBackward(1));
+}
+
+TYPED_TEST(EuclideanLossLayerTest, GradientBothBottoms) {
+  typedef TypeParam Dtype;
+  EuclideanLossLayer<Dtype> layer(this->param_);
+  GradientChecker<Dtype> checker(1e-2, 1e-2, 1701);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(EuclideanLossLayerTest, GradientWithLossWeight) {
+  typedef TypeParam Dtype;
+  LayerParameter param = this->param_;
+  param.add_loss_weight(3.5);
+  EuclideanLossLayer<Dtype> layer(param);
+  GradientChecker<Dtype> checker(1e-2, 1e-2, 1701);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_, 0);
+}
+
+TYPED_TEST(EuclideanLossLayerTest, BackwardReadsDeclaration) {
+  typedef TypeParam Dtype;
+  EuclideanLossLayer<Dtype> layer(this->param_);
+  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
+  EXPECT_FALSE(layer.AllowsInPlace());
+  CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
+                     vector<bool>{true, true});
+}
+
+TYPED_TEST(EuclideanLossLayerTest, BadShapesThrow) {
+  typedef TypeParam Dtype;
+  {
+    Blob<Dtype> other(vector<int>{5, 7});
+    vector<Blob<Dtype>*> bottom{this->a_.get(), &other};
+    EuclideanLossLayer<Dtype> layer(this->param_);
+    try {
+      layer.SetUp(bottom, this->top_vec_);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(string(e.what()).find("euclid"), string::npos) << e.what();
+    }
+  }
+  {
+    Blob<Dtype> other(vector<int>{6, 5});
+    vector<Blob<Dtype>*> bottom{this->b_.get(), &other};
+    EuclideanLossLayer<Dtype> layer(this->param_);
+    EXPECT_THROW(layer.SetUp(bottom, this->top_vec_), Error);
+  }
+  {
+    vector<Blob<Dtype>*> one{this->a_.get()};
+    EuclideanLossLayer<Dtype> layer(this->param_);
+    EXPECT_THROW(layer.SetUp(one, this->top_vec_), Error);
+  }
+}
+
+}  // namespace caffe

@@ -1,0 +1,171 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layers/flatten_layer.hpp"
+#include "caffe/test/test_gradient_check_util.hpp"
+
+namespace caffe {
+namespace {
+
+// Runs forward and backward twice with the same top diffs; the second time
+// every input the layer does not declare in BackwardReads() is overwritten
+// with NaN before backward.  Bottom and parameter diffs must not change.
+// The bottoms' data is restored afterwards.
+template <typename Dtype>
+void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
+                        const vector<Blob<Dtype>*>& top,
+                        const vector<bool>& propagate_down) {
+  vector<vector<Dtype> > saved;
+  for (auto* b : bottom)
+    saved.emplace_back(b->cpu_data(), b->cpu_data() + b->count());
+  layer->SetUp(bottom, top);
+  vector<vector<Dtype> > diffs[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    layer->Forward(bottom, top);
+    for (size_t i = 0; i < top.size(); ++i) {
+      Dtype* d = top[i]->mutable_cpu_diff();
+      for (int j = 0; j < top[i]->count(); ++j)
+        d[j] = Dtype(0.1) * ((j * 7 + i * 3) % 11) - Dtype(0.5);
+    }
+    for (auto& p : layer->blobs())
+      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
+    if (pass == 1) {
+      const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
+      const int reads = layer->BackwardReads();
+      if (!(reads & kReadsBottomData))
+        for (auto* b : bottom)
+          caffe_set(b->count(), nan, b->mutable_cpu_data());
+      if (!(reads & kReadsTopData))
+        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
+    }
+    layer->Backward(top, propagate_down, bottom);
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      if (!propagate_down[i]) continue;
+      const Dtype* d = bottom[i]->cpu_diff();
+      diffs[pass].emplace_back(d, d + bottom[i]->count());
+    }
+    for (auto& p : layer->blobs())
+      diffs[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
+  }
+  for (size_t i = 0; i < bottom.size(); ++i)
+    caffe_copy(bottom[i]->count(), saved[i].data(),
+               bottom[i]->mutable_cpu_data());
+  ASSERT_EQ(diffs[0].size(), diffs[1].size());
+  for (size_t b = 0; b < diffs[0].size(); ++b)
+    for (size_t j = 0; j < diffs[0][b].size(); ++j)
+      EXPECT_EQ(diffs[0][b][j], diffs[1][b][j]) << "diff " << b << " at " << j;
+}
+
+template <typename Dtype>
+void FillGaussian(Blob<Dtype>* blob) {
+  caffe_rng_gaussian<Dtype>(blob->count(), Dtype(0), Dtype(1),
+                            blob->mutable_cpu_data());
+}
+
+}  // namespace
+
+template <typename Dtype>
+class FlattenLayerTest : public ::testing::Test {
+ protected:
+  FlattenLayerTest()
+      : bottom_(new Blob<Dtype>(vector<int>{2, 3, 4, 5})),
+        top_(new Blob<Dtype>()) {
+    Caffe::set_random_seed(1701);
+    FillGaussian(bottom_.get());
+    bottom_vec_.push_back(bottom_.get());
+    top_vec_.push_back(top_.get());
+  }
+  LayerParameter Param(int axis, int end_axis) {
+    LayerParameter param;
+    param.set_name("flat");
+    param.mutable_flatten_param()->set_axis(axis);
+    param.mutable_flatten_param()->set_end_axis(end_axis);
+    return param;
+  }
+  std::unique_ptr<Blob<Dtype> > bottom_, top_;
+  vector<Blob<Dtype>*> bottom_vec_, top_vec_;
+};
+
+TYPED_TEST_SUITE(FlattenLayerTest, TestDtypes);
+
+TYPED_TEST(FlattenLayerTest, Shapes) {
+  typedef TypeParam Dtype;
+  struct Case { int axis, end_axis; vector<int> shape; };
+  const vector<Case> cases = {
+      {1, -1, {2, 60}},      {0, -1, {120}},      {2, -1, {2, 3, 20}},
+      {1, 2, {2, 12, 5}},    {-3, -2, {2, 12, 5}}, {3, 3, {2, 3, 4, 5}},
+      {0, 0, {2, 3, 4, 5}},
+  };
+  for (const Case& c : cases) {
+    FlattenLayer<Dtype> layer(this->Param(c.axis, c.end_axis));
+    layer.SetUp(this->bottom_vec_, this->top_vec_);
+    EXPECT_EQ(this->top_->shape(), c.shape) << c.axis << " " << c.end_axis;
+  }
+  // Default parameters: flatten everything after axis 0.
+  LayerParameter param;
+  FlattenLayer<Dtype> layer(param);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{2, 60}));
+  EXPECT_STREQ(layer.type(), "Flatten");
+}
+
+TYPED_TEST(FlattenLayerTest, TopSharesBottomMemory) {
+  typedef TypeParam Dtype;
+  FlattenLayer<Dtype> layer(this->Param(1, -1));
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->cpu_data(), this->bottom_->cpu_data());
+  EXPECT_EQ(this->top_->cpu_diff(), this->bottom_->cpu_diff());
+  // Values in row-major order are unchanged.
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c)
+      for (int h = 0; h < 4; ++h)
+        for (int w = 0; w < 5; ++w)
+          EXPECT_EQ(this->top_->data_at(vector<int>{n, (c * 4 + h) * 5 + w}),
+                    this->bottom_->data_at(n, c, h, w));
+  // Still shared after the bottom grows and the net reshapes.
+  this->bottom_->Reshape(vector<int>{7, 3, 4, 5});
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{7, 60}));
+  EXPECT_EQ(this->top_->cpu_data(), this->bottom_->cpu_data());
+  EXPECT_EQ(this->top_->cpu_diff(), this->bottom_->cpu_diff());
+}
+
+TYPED_TEST(FlattenLayerTest, Gradient) {
+  typedef TypeParam Dtype;
+  FlattenLayer<Dtype> layer(this->Param(1, 2));
+  GradientChecker<Dtype> checker(1e-2, 1e-2);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(FlattenLayerTest, BackwardReadsDeclaration) {
+  typedef TypeParam Dtype;
+  FlattenLayer<Dtype> layer(this->Param(1, -1));
+  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
+  EXPECT_TRUE(layer.TopAliasesBottom());
+  EXPECT_FALSE(layer.AllowsInPlace());
+  CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
+                     vector<bool>{true});
+}
+
+TYPED_TEST(FlattenLayerTest, BadParamsThrow) {
+  typedef TypeParam Dtype;
+  {
+    FlattenLayer<Dtype> layer(this->Param(2, 1));
+    EXPECT_THROW(layer.SetUp(this->bottom_vec_, this->top_vec_), Error);
+  }
+  {
+    FlattenLayer<Dtype> layer(this->Param(4, -1));
+    EXPECT_THROW(layer.SetUp(this->bottom_vec_, this->top_vec_), Error);
+  }
+  {
+    FlattenLayer<Dtype> layer(this->Param(1, -1));
+    EXPECT_THROW(layer.SetUp(this->bottom_vec_, this->bottom_vec_), Error);
+  }
+}
+
+}  // namespace caffe

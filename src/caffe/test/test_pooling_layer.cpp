@@ -1,0 +1,472 @@
+// Tests for PoolingLayer: MAX / AVE / STOCHASTIC against direct loops,
+// output-size rules (CEIL / FLOOR, last window inside the image, global),
+// gradients, the BackwardReads declaration and parameter errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/common.hpp"
+#include "caffe/layers/pooling_layer.hpp"
+#include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+namespace {
+
+template <typename Dtype>
+void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
+  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
+}
+
+// Direct pooling over an explicit PH x PW output grid.  AVE divides by the
+// number of window positions inside [-pad, size + pad); MAX skips padding.
+template <typename Dtype>
+void RefPool(const Blob<Dtype>& in, bool max, int kh, int kw, int sh, int sw,
+             int ph, int pw, int PH, int PW, vector<Dtype>* out,
+             vector<int>* argmax) {
+  const int H = in.height(), W = in.width();
+  out->clear();
+  argmax->clear();
+  for (int n = 0; n < in.num(); ++n)
+    for (int c = 0; c < in.channels(); ++c)
+      for (int oy = 0; oy < PH; ++oy)
+        for (int ox = 0; ox < PW; ++ox) {
+          Dtype best = -1e30, sum = 0;
+          int best_i = -1, count = 0;
+          for (int i = 0; i < kh; ++i)
+            for (int j = 0; j < kw; ++j) {
+              const int y = oy * sh - ph + i, x = ox * sw - pw + j;
+              if (y < H + ph && x < W + pw) ++count;
+              if (y < 0 || y >= H || x < 0 || x >= W) continue;
+              const Dtype v = in.data_at(n, c, y, x);
+              sum += v;
+              if (v > best) {
+                best = v;
+                best_i = y * W + x;
+              }
+            }
+          out->push_back(max ? best : sum / count);
+          argmax->push_back(best_i);
+        }
+}
+
+// Runs backward twice, the second time with every input the layer does not
+// declare in BackwardReads overwritten with NaN; the gradients must agree.
+template <typename Dtype>
+void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
+                        const vector<Blob<Dtype>*>& top) {
+  const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
+  vector<vector<Dtype> > grads[2];
+  vector<shared_ptr<Blob<Dtype> > > bottom_copy;
+  for (auto* b : bottom) {
+    bottom_copy.emplace_back(new Blob<Dtype>());
+    bottom_copy.back()->CopyFrom(*b, false, true);
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < bottom.size(); ++i)
+      bottom[i]->CopyFrom(*bottom_copy[i]);
+    Caffe::set_random_seed(1234);
+    layer->Forward(bottom, top);
+    Caffe::set_random_seed(99);
+    for (auto* t : top)
+      caffe_rng_gaussian<Dtype>(t->count(), Dtype(0), Dtype(1),
+                                t->mutable_cpu_diff());
+    for (auto& p : layer->blobs())
+      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
+    if (pass == 1) {
+      const int reads = layer->BackwardReads();
+      if (!(reads & kReadsBottomData))
+        for (auto* b : bottom)
+          caffe_set(b->count(), nan, b->mutable_cpu_data());
+      if (!(reads & kReadsTopData))
+        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
+    }
+    layer->Backward(top, vector<bool>(bottom.size(), true), bottom);
+    for (auto* b : bottom)
+      grads[pass].emplace_back(b->cpu_diff(), b->cpu_diff() + b->count());
+    for (auto& p : layer->blobs())
+      grads[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
+  }
+  // Leave the inputs as they were for the caller.
+  for (size_t i = 0; i < bottom.size(); ++i)
+    bottom[i]->CopyFrom(*bottom_copy[i]);
+  ASSERT_EQ(grads[0].size(), grads[1].size());
+  for (size_t i = 0; i < grads[0].size(); ++i)
+    for (size_t j = 0; j < grads[0][i].size(); ++j)
+      EXPECT_EQ(grads[0][i][j], grads[1][i][j]) << "gradient " << i << "/" << j;
+}
+
+}  // namespace
+
+template <typename Dtype>
+class PoolingLayerTest : public ::testing::Test {
+ protected:
+  PoolingLayerTest()
+      : bottom_(new Blob<Dtype>(vector<int>{2, 3, 6, 5})),
+        top_(new Blob<Dtype>()), mask_(new Blob<Dtype>()) {
+    Caffe::set_random_seed(1701);
+    FillGaussian(bottom_.get());
+    bottom_vec_ = {bottom_.get()};
+    top_vec_ = {top_.get()};
+  }
+
+  static LayerParameter Param(PoolingParameter_PoolMethod pool, int kernel,
+                              int stride, int pad) {
+    LayerParameter p;
+    p.set_name("pool");
+    PoolingParameter* pp = p.mutable_pooling_param();
+    pp->set_pool(pool);
+    if (kernel) pp->set_kernel_size(kernel);
+    if (stride != 1) pp->set_stride(stride);
+    if (pad) pp->set_pad(pad);
+    return p;
+  }
+
+  // Forward through a layer built from p and compare with RefPool.
+  void CheckForward(const LayerParameter& p, int kh, int kw, int sh, int sw,
+                    int ph, int pw, int PH, int PW) {
+    const bool max =
+        p.pooling_param().pool() == PoolingParameter_PoolMethod_MAX;
+    if (max) top_vec_.push_back(mask_.get());
+    PoolingLayer<Dtype> layer(p);
+    layer.SetUp(bottom_vec_, top_vec_);
+    layer.Forward(bottom_vec_, top_vec_);
+    ASSERT_EQ(top_->shape(), (vector<int>{bottom_->num(), bottom_->channels(),
+                                          PH, PW}));
+    vector<Dtype> ref;
+    vector<int> argmax;
+    RefPool(*bottom_, max, kh, kw, sh, sw, ph, pw, PH, PW, &ref, &argmax);
+    for (int i = 0; i < top_->count(); ++i) {
+      EXPECT_NEAR(ref[i], top_->cpu_data()[i], 1e-5) << i;
+      if (max) {
+        EXPECT_EQ(argmax[i], mask_->cpu_data()[i]) << i;
+      }
+    }
+  }
+
+  shared_ptr<Blob<Dtype> > bottom_, top_, mask_;
+  vector<Blob<Dtype>*> bottom_vec_, top_vec_;
+};
+
+TYPED_TEST_SUITE(PoolingLayerTest, TestDtypes);
+
+TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
+  typedef TypeParam Dtype;
+  PoolingLayer<Dtype> layer(this->Param(PoolingParameter_PoolMethod_MAX, 3,
+                                        2, 0));
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{2, 3, 3, 2}));
+  EXPECT_STREQ(layer.type(), "Pooling");
+  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
+  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.InternalBytes(), sizeof(int) * this->top_->count());
+  PoolingLayer<Dtype> ave(this->Param(PoolingParameter_PoolMethod_AVE, 3, 2,
+                                      1));
+  ave.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{2, 3, 4, 3}));
+  EXPECT_EQ(ave.BackwardReads(), kReadsNothing);
+  EXPECT_EQ(ave.InternalBytes(), 0u);
+  LayerParameter st = this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 2,
+                                  2, 0);
+  PoolingLayer<Dtype> train(st);
+  train.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(train.BackwardReads(), kReadsNothing);
+  EXPECT_EQ(train.InternalBytes(), sizeof(int) * this->top_->count());
+  st.set_phase(TEST);
+  PoolingLayer<Dtype> test(st);
+  test.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(test.BackwardReads(), kReadsBottomData);
+  EXPECT_EQ(test.InternalBytes(), 0u);
+}
+
+TYPED_TEST(PoolingLayerTest, RoundModes) {
+  typedef TypeParam Dtype;
+  // (6 - 3) / 2 = 1.5: CEIL gives 3 rows, FLOOR 2.
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_MAX, 3, 2, 0);
+  PoolingLayer<Dtype> ceil_layer(p);
+  ceil_layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{2, 3, 3, 2}));
+  p.mutable_pooling_param()->set_round_mode(PoolingParameter_RoundMode_FLOOR);
+  this->CheckForward(p, 3, 3, 2, 2, 0, 0, 2, 2);
+}
+
+// H = 5, kernel 2, stride 2, pad 1: CEIL would give 4 rows, but the 4th
+// window would start at row 5 (in the padding), so there are 3.
+TYPED_TEST(PoolingLayerTest, LastWindowStartsInsideImage) {
+  this->bottom_->Reshape(vector<int>{1, 2, 5, 5});
+  FillGaussian(this->bottom_.get());
+  this->CheckForward(this->Param(PoolingParameter_PoolMethod_MAX, 2, 2, 1), 2,
+                     2, 2, 2, 1, 1, 3, 3);
+}
+
+TYPED_TEST(PoolingLayerTest, MaxForward) {
+  this->CheckForward(this->Param(PoolingParameter_PoolMethod_MAX, 3, 2, 0), 3,
+                     3, 2, 2, 0, 0, 3, 2);
+}
+
+TYPED_TEST(PoolingLayerTest, MaxForwardPadNonSquare) {
+  LayerParameter p;
+  p.set_name("pool");
+  PoolingParameter* pp = p.mutable_pooling_param();
+  pp->set_kernel_h(3);
+  pp->set_kernel_w(2);
+  pp->set_stride_h(2);
+  pp->set_stride_w(1);
+  pp->set_pad_h(1);
+  pp->set_pad_w(1);
+  // H: ceil((6 + 2 - 3) / 2) + 1 = 4; W: (5 + 2 - 2) / 1 + 1 = 6.
+  this->CheckForward(p, 3, 2, 2, 1, 1, 1, 4, 6);
+}
+
+// All-negative input: padding must never win the max.
+TYPED_TEST(PoolingLayerTest, MaxPadIgnoresPadding) {
+  typedef TypeParam Dtype;
+  for (int i = 0; i < this->bottom_->count(); ++i)
+    this->bottom_->mutable_cpu_data()[i] =
+        -1 - std::fabs(this->bottom_->cpu_data()[i]);
+  this->CheckForward(this->Param(PoolingParameter_PoolMethod_MAX, 3, 1, 1), 3,
+                     3, 1, 1, 1, 1, 6, 5);
+  for (int i = 0; i < this->top_->count(); ++i)
+    EXPECT_LT(this->top_->cpu_data()[i], Dtype(-1));
+}
+
+TYPED_TEST(PoolingLayerTest, AveForwardPad) {
+  this->CheckForward(this->Param(PoolingParameter_PoolMethod_AVE, 3, 2, 1), 3,
+                     3, 2, 2, 1, 1, 4, 3);
+}
+
+// Windows clipped at H + pad divide by fewer elements.
+TYPED_TEST(PoolingLayerTest, AveForwardPadClippedWindow) {
+  typedef TypeParam Dtype;
+  this->bottom_->Reshape(vector<int>{1, 1, 3, 3});
+  caffe_set(9, Dtype(1), this->bottom_->mutable_cpu_data());
+  this->CheckForward(this->Param(PoolingParameter_PoolMethod_AVE, 3, 2, 1), 3,
+                     3, 2, 2, 1, 1, 2, 2);
+  // Top-left window covers rows/cols -1..1: 4 real pixels of 9.
+  EXPECT_NEAR(this->top_->cpu_data()[0], 4.0 / 9, 1e-6);
+  // Bottom-right covers 1..3, clipped to 1..3 (H + pad = 4): 4 of 9.
+  EXPECT_NEAR(this->top_->cpu_data()[3], 4.0 / 9, 1e-6);
+}
+
+TYPED_TEST(PoolingLayerTest, GlobalPooling) {
+  typedef TypeParam Dtype;
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_AVE, 0, 1, 0);
+  p.mutable_pooling_param()->set_global_pooling(true);
+  this->CheckForward(p, 6, 5, 1, 1, 0, 0, 1, 1);
+  p.mutable_pooling_param()->set_pool(PoolingParameter_PoolMethod_MAX);
+  this->CheckForward(p, 6, 5, 1, 1, 0, 0, 1, 1);
+  // Follows the input size on reshape.
+  this->bottom_->Reshape(vector<int>{1, 3, 4, 7});
+  FillGaussian(this->bottom_.get());
+  PoolingLayer<Dtype> layer(p);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  this->bottom_->Reshape(vector<int>{1, 3, 3, 2});
+  FillGaussian(this->bottom_.get());
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->top_->shape(), (vector<int>{1, 3, 1, 1}));
+  for (int c = 0; c < 3; ++c) {
+    Dtype m = -1e30;
+    for (int i = 0; i < 6; ++i)
+      m = std::max(m, this->bottom_->cpu_data()[c * 6 + i]);
+    EXPECT_EQ(m, this->top_->cpu_data()[c]);
+  }
+}
+
+TYPED_TEST(PoolingLayerTest, StochasticTrainPicksWindowElement) {
+  typedef TypeParam Dtype;
+  for (int i = 0; i < this->bottom_->count(); ++i)
+    this->bottom_->mutable_cpu_data()[i] =
+        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  PoolingLayer<Dtype> layer(
+      this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 2, 0));
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  const int H = 6, W = 5;
+  for (int plane = 0; plane < 6; ++plane)
+    for (int oy = 0; oy < 3; ++oy)
+      for (int ox = 0; ox < 2; ++ox) {
+        const Dtype v = this->top_->cpu_data()[(plane * 3 + oy) * 2 + ox];
+        bool found = false;
+        for (int y = oy * 2; y < std::min(oy * 2 + 3, H); ++y)
+          for (int x = ox * 2; x < std::min(ox * 2 + 3, W); ++x)
+            found |= this->bottom_->cpu_data()[(plane * H + y) * W + x] == v;
+        EXPECT_TRUE(found);
+      }
+  // Backward routes each top gradient to the picked element.
+  caffe_set(this->top_->count(), Dtype(1), this->top_->mutable_cpu_diff());
+  layer.Backward(this->top_vec_, {true}, this->bottom_vec_);
+  Dtype routed = 0;
+  for (int i = 0; i < this->bottom_->count(); ++i) {
+    const Dtype d = this->bottom_->cpu_diff()[i];
+    routed += d;
+    if (d != 0) {
+      bool in_top = false;
+      for (int j = 0; j < this->top_->count(); ++j)
+        in_top |= this->top_->cpu_data()[j] == this->bottom_->cpu_data()[i];
+      EXPECT_TRUE(in_top);
+    }
+  }
+  EXPECT_EQ(routed, this->top_->count());
+}
+
+// Picks x with probability x / sum: for [1, 3] the 3 wins about 3/4 of the
+// time.
+TYPED_TEST(PoolingLayerTest, StochasticTrainFrequencies) {
+  typedef TypeParam Dtype;
+  this->bottom_->Reshape(vector<int>{1, 1, 1, 2});
+  this->bottom_->mutable_cpu_data()[0] = 1;
+  this->bottom_->mutable_cpu_data()[1] = 3;
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 0,
+                                 1, 0);
+  p.mutable_pooling_param()->set_kernel_h(1);
+  p.mutable_pooling_param()->set_kernel_w(2);
+  p.mutable_pooling_param()->clear_kernel_size();
+  PoolingLayer<Dtype> layer(p);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  int threes = 0;
+  const int trials = 4000;
+  for (int t = 0; t < trials; ++t) {
+    layer.Forward(this->bottom_vec_, this->top_vec_);
+    threes += this->top_->cpu_data()[0] == 3;
+  }
+  EXPECT_NEAR(threes / static_cast<double>(trials), 0.75, 0.04);
+}
+
+TYPED_TEST(PoolingLayerTest, StochasticTestWeightedAverage) {
+  typedef TypeParam Dtype;
+  for (int i = 0; i < this->bottom_->count(); ++i)
+    this->bottom_->mutable_cpu_data()[i] =
+        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3,
+                                 2, 0);
+  p.set_phase(TEST);
+  PoolingLayer<Dtype> layer(p);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  const int H = 6, W = 5;
+  for (int plane = 0; plane < 6; ++plane)
+    for (int oy = 0; oy < 3; ++oy)
+      for (int ox = 0; ox < 2; ++ox) {
+        Dtype s = 0, q = 0;
+        for (int y = oy * 2; y < std::min(oy * 2 + 3, H); ++y)
+          for (int x = ox * 2; x < std::min(ox * 2 + 3, W); ++x) {
+            const Dtype v = this->bottom_->cpu_data()[(plane * H + y) * W + x];
+            s += v;
+            q += v * v;
+          }
+        EXPECT_NEAR(q / s,
+                    this->top_->cpu_data()[(plane * 3 + oy) * 2 + ox], 1e-5);
+      }
+  GradientChecker<Dtype> checker(1e-3, 1e-2);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(PoolingLayerTest, GradientMax) {
+  typedef TypeParam Dtype;
+  this->bottom_->Reshape(vector<int>{2, 2, 5, 4});
+  FillGaussian(this->bottom_.get());
+  this->top_vec_.push_back(this->mask_.get());
+  LayerParameter p;
+  p.set_name("pool");
+  PoolingParameter* pp = p.mutable_pooling_param();
+  pp->set_kernel_h(3);
+  pp->set_kernel_w(2);
+  pp->set_stride(2);
+  pp->set_pad(1);
+  PoolingLayer<Dtype> layer(p);
+  GradientChecker<Dtype> checker(1e-4, 1e-2);
+  // Only the pooled output (top 0) is differentiable.
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  checker.CheckGradientSingle(&layer, this->bottom_vec_, this->top_vec_, 0, 0,
+                              -1);
+}
+
+TYPED_TEST(PoolingLayerTest, GradientAvePad) {
+  typedef TypeParam Dtype;
+  this->bottom_->Reshape(vector<int>{2, 2, 5, 4});
+  FillGaussian(this->bottom_.get());
+  PoolingLayer<Dtype> layer(
+      this->Param(PoolingParameter_PoolMethod_AVE, 3, 2, 1));
+  GradientChecker<Dtype> checker(1e-2, 1e-2);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(PoolingLayerTest, GradientGlobalAve) {
+  typedef TypeParam Dtype;
+  this->bottom_->Reshape(vector<int>{2, 2, 3, 4});
+  FillGaussian(this->bottom_.get());
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_AVE, 0, 1, 0);
+  p.mutable_pooling_param()->set_global_pooling(true);
+  PoolingLayer<Dtype> layer(p);
+  GradientChecker<Dtype> checker(1e-2, 1e-2);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(PoolingLayerTest, BackwardReadsDeclaration) {
+  typedef TypeParam Dtype;
+  for (int i = 0; i < this->bottom_->count(); ++i)
+    this->bottom_->mutable_cpu_data()[i] =
+        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  {
+    PoolingLayer<Dtype> layer(
+        this->Param(PoolingParameter_PoolMethod_MAX, 3, 2, 1));
+    vector<Blob<Dtype>*> tops = {this->top_.get(), this->mask_.get()};
+    layer.SetUp(this->bottom_vec_, tops);
+    CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, tops);
+  }
+  {
+    PoolingLayer<Dtype> layer(
+        this->Param(PoolingParameter_PoolMethod_AVE, 3, 2, 1));
+    layer.SetUp(this->bottom_vec_, this->top_vec_);
+    CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+  }
+  for (Phase phase : {TRAIN, TEST}) {
+    LayerParameter p =
+        this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 2, 0);
+    p.set_phase(phase);
+    PoolingLayer<Dtype> layer(p);
+    layer.SetUp(this->bottom_vec_, this->top_vec_);
+    CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+  }
+}
+
+TYPED_TEST(PoolingLayerTest, BadParamsThrow) {
+  typedef TypeParam Dtype;
+  auto fails = [&](const LayerParameter& p, vector<Blob<Dtype>*> tops) {
+    PoolingLayer<Dtype> layer(p);
+    EXPECT_THROW(layer.SetUp(this->bottom_vec_, tops), caffe::Error)
+        << p.DebugString();
+  };
+  const vector<Blob<Dtype>*> one = this->top_vec_;
+  const vector<Blob<Dtype>*> two = {this->top_.get(), this->mask_.get()};
+  LayerParameter p = this->Param(PoolingParameter_PoolMethod_MAX, 3, 1, 0);
+  p.mutable_pooling_param()->set_kernel_h(3);  // both forms
+  p.mutable_pooling_param()->set_kernel_w(3);
+  fails(p, one);
+  p = this->Param(PoolingParameter_PoolMethod_MAX, 0, 1, 0);  // no kernel
+  fails(p, one);
+  p = this->Param(PoolingParameter_PoolMethod_MAX, 0, 1, 0);
+  p.mutable_pooling_param()->set_kernel_h(3);  // kernel_w missing
+  fails(p, one);
+  p = this->Param(PoolingParameter_PoolMethod_MAX, 3, 1, 0);
+  p.mutable_pooling_param()->set_global_pooling(true);  // global + kernel
+  fails(p, one);
+  p = this->Param(PoolingParameter_PoolMethod_AVE, 0, 2, 0);
+  p.mutable_pooling_param()->set_global_pooling(true);  // global + stride
+  fails(p, one);
+  fails(this->Param(PoolingParameter_PoolMethod_MAX, 3, 1, 3), one);  // pad
+  fails(this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 1, 1), one);
+  fails(this->Param(PoolingParameter_PoolMethod_AVE, 3, 1, 0), two);  // mask
+  fails(this->Param(PoolingParameter_PoolMethod_MAX, 9, 1, 0), one);  // big
+  p = this->Param(PoolingParameter_PoolMethod_MAX, 3, 1, 0);
+  p.mutable_pooling_param()->set_pad_h(1);  // pad_w missing
+  fails(p, one);
+  this->bottom_->Reshape(vector<int>{2, 3, 6});  // 3 axes
+  fails(this->Param(PoolingParameter_PoolMethod_MAX, 2, 1, 0), one);
+}
+
+}  // namespace caffe

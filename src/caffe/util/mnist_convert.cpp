@@ -1,0 +1,194 @@
+#include "caffe/util/mnist_convert.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+
+#include "caffe/util/db.hpp"
+
+namespace caffe {
+
+namespace {
+
+// Reads an idx file through zlib, which passes uncompressed files through
+// unchanged, so .gz and plain files take the same path.
+class IdxReader {
+ public:
+  explicit IdxReader(const string& filename) : filename_(filename) {
+    file_ = gzopen(filename.c_str(), "rb");
+    CAFFE_CHECK(file_ != nullptr)
+        << "Cannot open idx file '" << filename << "'";
+  }
+  ~IdxReader() {
+    if (file_) gzclose(file_);
+  }
+
+  // Reads exactly n bytes; `what` names the missing part in the error.
+  void Read(void* buffer, size_t n, const char* what) {
+    const int got = gzread(file_, buffer, static_cast<unsigned int>(n));
+    if (got < 0) {
+      int errnum = 0;
+      const char* message = gzerror(file_, &errnum);
+      CAFFE_THROW() << "Cannot read idx file '" << filename_ << "': "
+                    << message;
+    }
+    CAFFE_CHECK_EQ(static_cast<size_t>(got), n)
+        << "idx file '" << filename_ << "' is truncated while reading "
+        << what;
+  }
+
+  uint32_t ReadBigEndian32(const char* what) {
+    unsigned char b[4];
+    Read(b, 4, what);
+    return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) |
+           (uint32_t(b[2]) << 8) | uint32_t(b[3]);
+  }
+
+  const string& filename() const { return filename_; }
+
+ private:
+  string filename_;
+  gzFile file_;
+  DISABLE_COPY_AND_ASSIGN(IdxReader);
+};
+
+string FormatKey(int item_id) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof(buffer), "%08d", item_id);
+  return buffer;
+}
+
+}  // namespace
+
+int ConvertMnist(const string& image_filename, const string& label_filename,
+                 const string& db_path, const string& backend) {
+  IdxReader images(image_filename);
+  IdxReader labels(label_filename);
+
+  const uint32_t image_magic = images.ReadBigEndian32("the magic number");
+  CAFFE_CHECK_EQ(image_magic, 2051u)
+      << "'" << image_filename << "' is not an idx image file (magic "
+      << image_magic << ", expected 2051)";
+  const uint32_t label_magic = labels.ReadBigEndian32("the magic number");
+  CAFFE_CHECK_EQ(label_magic, 2049u)
+      << "'" << label_filename << "' is not an idx label file (magic "
+      << label_magic << ", expected 2049)";
+  const uint32_t num_items = images.ReadBigEndian32("the image count");
+  const uint32_t num_labels = labels.ReadBigEndian32("the label count");
+  CAFFE_CHECK_EQ(num_items, num_labels)
+      << "'" << image_filename << "' holds " << num_items
+      << " images but '" << label_filename << "' holds " << num_labels
+      << " labels";
+  const uint32_t rows = images.ReadBigEndian32("the row count");
+  const uint32_t cols = images.ReadBigEndian32("the column count");
+  CAFFE_CHECK(rows > 0 && cols > 0 && rows <= 65536 && cols <= 65536)
+      << "'" << image_filename << "' has implausible image size " << rows
+      << " x " << cols;
+  CAFFE_CHECK_LE(num_items, 99999999u)
+      << "'" << image_filename << "' holds too many images for 8-digit keys";
+
+  std::unique_ptr<db::DB> db(db::GetDB(backend));
+  db->Open(db_path, db::NEW);
+  std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+
+  LOG(INFO) << "A total of " << num_items << " items.";
+  LOG(INFO) << "Rows: " << rows << " Cols: " << cols;
+  string pixels(static_cast<size_t>(rows) * cols, '\0');
+  Datum datum;
+  datum.set_channels(1);
+  datum.set_height(static_cast<int>(rows));
+  datum.set_width(static_cast<int>(cols));
+  string value;
+  int count = 0;
+  for (uint32_t item_id = 0; item_id < num_items; ++item_id) {
+    images.Read(&pixels[0], pixels.size(), "the image pixels");
+    unsigned char label;
+    labels.Read(&label, 1, "the labels");
+    datum.set_data(pixels);
+    datum.set_label(label);
+    datum.SerializeToString(&value);
+    txn->Put(FormatKey(static_cast<int>(item_id)), value);
+    if (++count % 1000 == 0) {
+      txn->Commit();
+    }
+  }
+  // Whatever is left after the last full thousand.
+  if (count % 1000 != 0) txn->Commit();
+  LOG(INFO) << "Processed " << count << " files.";
+  txn.reset();
+  db->Close();
+  return count;
+}
+
+int ComputeImageMean(const string& db_path, const string& backend,
+                     BlobProto* mean, vector<double>* channel_means) {
+  std::unique_ptr<db::DB> db(db::GetDB(backend));
+  db->Open(db_path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  CAFFE_CHECK(cursor->valid()) << "Database '" << db_path << "' is empty";
+
+  Datum datum;
+  CAFFE_CHECK(datum.ParseFromString(cursor->value()))
+      << "Record '" << cursor->key() << "' in '" << db_path
+      << "' is not a Datum";
+  CAFFE_CHECK(!datum.encoded())
+      << "Database '" << db_path << "' holds encoded images, which this "
+      << "build cannot decode yet";
+  const int channels = datum.channels();
+  const int height = datum.height();
+  const int width = datum.width();
+  CAFFE_CHECK(channels > 0 && height > 0 && width > 0)
+      << "Record '" << cursor->key() << "' in '" << db_path
+      << "' has shape " << channels << " x " << height << " x " << width;
+  const size_t data_size = static_cast<size_t>(channels) * height * width;
+
+  // Double sums: float loses the low bits after ~16M additions.
+  vector<double> sum(data_size, 0.0);
+  int count = 0;
+  for (; cursor->valid(); cursor->Next()) {
+    CAFFE_CHECK(datum.ParseFromString(cursor->value()))
+        << "Record '" << cursor->key() << "' in '" << db_path
+        << "' is not a Datum";
+    CAFFE_CHECK(!datum.encoded())
+        << "Record '" << cursor->key() << "' in '" << db_path
+        << "' is encoded, which this build cannot decode yet";
+    const string& data = datum.data();
+    const size_t size_in_datum =
+        std::max<size_t>(data.size(), datum.float_data_size());
+    CAFFE_CHECK_EQ(size_in_datum, data_size)
+        << "Record '" << cursor->key() << "' in '" << db_path << "' has "
+        << size_in_datum << " values; the first record has " << data_size;
+    if (!data.empty()) {
+      for (size_t i = 0; i < data_size; ++i)
+        sum[i] += static_cast<uint8_t>(data[i]);
+    } else {
+      for (size_t i = 0; i < data_size; ++i) sum[i] += datum.float_data(i);
+    }
+    if (++count % 10000 == 0) LOG(INFO) << "Processed " << count << " files.";
+  }
+  if (count % 10000 != 0) LOG(INFO) << "Processed " << count << " files.";
+
+  mean->Clear();
+  mean->set_num(1);
+  mean->set_channels(channels);
+  mean->set_height(height);
+  mean->set_width(width);
+  for (size_t i = 0; i < data_size; ++i)
+    mean->add_data(static_cast<float>(sum[i] / count));
+
+  const size_t dim = static_cast<size_t>(height) * width;
+  vector<double> means(channels, 0.0);
+  LOG(INFO) << "Number of channels: " << channels;
+  for (int c = 0; c < channels; ++c) {
+    for (size_t i = 0; i < dim; ++i) means[c] += sum[c * dim + i] / count;
+    means[c] /= dim;
+    LOG(INFO) << "mean_value channel [" << c << "]: " << means[c];
+  }
+  if (channel_means) *channel_means = means;
+  return count;
+}
+
+}  // namespace caffe

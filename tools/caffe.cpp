@@ -1,0 +1,314 @@
+// caffe: the command-line front end, with Caffe 1.0's subcommands and flags.
+//
+//   caffe train --solver=s.prototxt [--snapshot=x.solverstate | --weights=a,b]
+//   caffe test  --model=net.prototxt --weights=w.caffemodel [--iterations=50]
+//   caffe time  --model=net.prototxt [--iterations=50] [--phase=TRAIN]
+//   caffe device_query
+//
+// Every user error ends with "Error: <what, naming file/layer/blob>" on
+// stderr and exit status 1; nothing aborts.
+#include <gflags/gflags.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+
+using caffe::Blob;
+using caffe::Caffe;
+using caffe::Error;
+using caffe::Layer;
+using caffe::Net;
+using caffe::Solver;
+namespace SolverAction = caffe::SolverAction;
+using caffe::shared_ptr;
+using caffe::string;
+using caffe::vector;
+
+DEFINE_string(gpu, "",
+              "GPU ids to run on ('0', '0,1' or 'all'); this build has no GPU "
+              "support and refuses the flag.");
+DEFINE_string(solver, "", "The solver definition protocol buffer text file.");
+DEFINE_string(model, "", "The model definition protocol buffer text file.");
+DEFINE_string(phase, "", "Network phase (TRAIN or TEST). Only used for 'time'.");
+DEFINE_int32(level, 0, "Network level.");
+DEFINE_string(stage, "",
+              "Network stages (comma-separated), in addition to the solver's.");
+DEFINE_string(snapshot, "", "A .solverstate to resume training from.");
+DEFINE_string(weights, "",
+              "Pretrained weights to initialize fine-tuning, comma-separated "
+              "list of .caffemodel files. Cannot be set with --snapshot.");
+DEFINE_int32(iterations, 50, "The number of iterations to run.");
+DEFINE_string(sigint_effect, "stop",
+              "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
+DEFINE_string(sighup_effect, "snapshot",
+              "What to do on SIGHUP: snapshot, stop or none.");
+
+namespace {
+
+typedef int (*BrewFunction)();
+std::map<string, BrewFunction>& Registry() {
+  static std::map<string, BrewFunction> registry;
+  return registry;
+}
+
+struct BrewRegisterer {
+  BrewRegisterer(const char* name, BrewFunction f) { Registry()[name] = f; }
+};
+#define REGISTER_BREW(func) static BrewRegisterer g_brew_##func(#func, &func)
+
+vector<string> SplitList(const string& s) {
+  vector<string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+void RefuseGpu() {
+  if (!FLAGS_gpu.empty())
+    throw Error("--gpu=" + FLAGS_gpu +
+                ": this LeanCaffe build has no GPU support (CPU only); drop "
+                "--gpu to train on the CPU");
+}
+
+caffe::Phase GetPhase(caffe::Phase default_phase) {
+  if (FLAGS_phase.empty()) return default_phase;
+  if (FLAGS_phase == "TRAIN") return caffe::TRAIN;
+  if (FLAGS_phase == "TEST") return caffe::TEST;
+  throw Error("--phase must be TRAIN or TEST, not '" + FLAGS_phase + "'");
+}
+
+// Signals only set flags; the solver polls them between iterations.
+std::atomic<int> g_sigint(0), g_sighup(0);
+void HandleSignal(int sig) {
+  if (sig == SIGINT) g_sigint = 1;
+  if (sig == SIGHUP) g_sighup = 1;
+}
+
+SolverAction::Enum ParseEffect(const string& effect) {
+  if (effect == "stop") return SolverAction::STOP;
+  if (effect == "snapshot") return SolverAction::SNAPSHOT;
+  if (effect == "none") return SolverAction::NONE;
+  throw Error("invalid signal effect '" + effect +
+              "' (use stop, snapshot or none)");
+}
+
+void CopyLayers(Solver<float>* solver, const string& model_list) {
+  for (const string& w : SplitList(model_list)) {
+    LOG(INFO) << "Finetuning from " << w;
+    solver->net()->CopyTrainedLayersFrom(w);
+    for (const auto& test_net : solver->test_nets())
+      test_net->CopyTrainedLayersFrom(w);
+  }
+}
+
+int device_query() {
+  Caffe::DeviceQuery();
+  return 0;
+}
+REGISTER_BREW(device_query);
+
+int train() {
+  if (FLAGS_solver.empty()) throw Error("train needs --solver=<prototxt>");
+  if (!FLAGS_snapshot.empty() && !FLAGS_weights.empty())
+    throw Error("give --snapshot or --weights, not both");
+  RefuseGpu();
+  caffe::SolverParameter solver_param;
+  caffe::ReadSolverParamsFromTextFileOrDie(FLAGS_solver, &solver_param);
+  solver_param.mutable_train_state()->set_level(FLAGS_level);
+  for (const string& s : SplitList(FLAGS_stage))
+    solver_param.mutable_train_state()->add_stage(s);
+  if (solver_param.solver_mode() == caffe::SolverParameter_SolverMode_GPU) {
+    LOG(INFO) << "solver_mode is GPU but this build is CPU-only; using CPU.";
+  }
+  Caffe::set_mode(Caffe::CPU);
+  const SolverAction::Enum on_int = ParseEffect(FLAGS_sigint_effect);
+  const SolverAction::Enum on_hup = ParseEffect(FLAGS_sighup_effect);
+  std::signal(SIGINT, HandleSignal);
+  std::signal(SIGHUP, HandleSignal);
+
+  shared_ptr<Solver<float> > solver(
+      caffe::SolverRegistry<float>::CreateSolver(solver_param));
+  solver->SetActionFunction([on_int, on_hup]() {
+    if (g_sigint.exchange(0)) return on_int;
+    if (g_sighup.exchange(0)) return on_hup;
+    return SolverAction::NONE;
+  });
+  if (!FLAGS_snapshot.empty()) {
+    LOG(INFO) << "Resuming from " << FLAGS_snapshot;
+    solver->Solve(FLAGS_snapshot);
+  } else {
+    if (!FLAGS_weights.empty()) CopyLayers(solver.get(), FLAGS_weights);
+    solver->Solve();
+  }
+  LOG(INFO) << "Optimization Done.";
+  return 0;
+}
+REGISTER_BREW(train);
+
+int test() {
+  if (FLAGS_model.empty()) throw Error("test needs --model=<prototxt>");
+  if (FLAGS_weights.empty()) throw Error("test needs --weights=<caffemodel>");
+  RefuseGpu();
+  vector<string> stages = SplitList(FLAGS_stage);
+  Net<float> net(FLAGS_model, caffe::TEST, FLAGS_level, &stages);
+  net.CopyTrainedLayersFrom(FLAGS_weights);
+  LOG(INFO) << "Running for " << FLAGS_iterations << " iterations.";
+  vector<int> test_score_output_id;
+  vector<float> test_score;
+  float loss = 0;
+  for (int i = 0; i < FLAGS_iterations; ++i) {
+    float iter_loss;
+    const vector<Blob<float>*>& result = net.Forward(&iter_loss);
+    loss += iter_loss;
+    int idx = 0;
+    for (size_t j = 0; j < result.size(); ++j) {
+      const float* result_vec = result[j]->cpu_data();
+      for (int k = 0; k < result[j]->count(); ++k, ++idx) {
+        const float score = result_vec[k];
+        if (i == 0) {
+          test_score.push_back(score);
+          test_score_output_id.push_back(j);
+        } else {
+          test_score[idx] += score;
+        }
+        LOG(INFO) << "Batch " << i << ", "
+                  << net.blob_names()[net.output_blob_indices()[j]] << " = "
+                  << score;
+      }
+    }
+  }
+  loss /= FLAGS_iterations;
+  LOG(INFO) << "Loss: " << loss;
+  for (size_t i = 0; i < test_score.size(); ++i) {
+    const int blob = net.output_blob_indices()[test_score_output_id[i]];
+    const string& output_name = net.blob_names()[blob];
+    const float loss_weight = net.blob_loss_weights()[blob];
+    const float mean_score = test_score[i] / FLAGS_iterations;
+    std::ostringstream loss_msg;
+    if (loss_weight)
+      loss_msg << " (* " << loss_weight << " = " << loss_weight * mean_score
+               << " loss)";
+    LOG(INFO) << output_name << " = " << mean_score << loss_msg.str();
+  }
+  return 0;
+}
+REGISTER_BREW(test);
+
+double MsSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t)
+      .count();
+}
+
+int time() {
+  if (FLAGS_model.empty()) throw Error("time needs --model=<prototxt>");
+  RefuseGpu();
+  const caffe::Phase phase = GetPhase(caffe::TRAIN);
+  vector<string> stages = SplitList(FLAGS_stage);
+  Net<float> net(FLAGS_model, phase, FLAGS_level, &stages);
+  LOG(INFO) << "Performing Forward";
+  float initial_loss;
+  net.Forward(&initial_loss);
+  LOG(INFO) << "Initial loss: " << initial_loss;
+  LOG(INFO) << "Performing Backward";
+  net.Backward();
+
+  const vector<shared_ptr<Layer<float> > >& layers = net.layers();
+  const vector<vector<Blob<float>*> >& bottom_vecs = net.bottom_vecs();
+  const vector<vector<Blob<float>*> >& top_vecs = net.top_vecs();
+  const vector<vector<bool> >& bottom_need_backward =
+      net.bottom_need_backward();
+  LOG(INFO) << "*** Benchmark begins ***";
+  LOG(INFO) << "Testing for " << FLAGS_iterations << " iterations.";
+  vector<double> forward_time_per_layer(layers.size(), 0.0);
+  vector<double> backward_time_per_layer(layers.size(), 0.0);
+  double forward_time = 0.0, backward_time = 0.0;
+  auto total_start = std::chrono::steady_clock::now();
+  for (int j = 0; j < FLAGS_iterations; ++j) {
+    auto iter_start = std::chrono::steady_clock::now();
+    auto fwd_start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < layers.size(); ++i) {
+      auto t = std::chrono::steady_clock::now();
+      layers[i]->Forward(bottom_vecs[i], top_vecs[i]);
+      forward_time_per_layer[i] += MsSince(t);
+    }
+    forward_time += MsSince(fwd_start);
+    auto bwd_start = std::chrono::steady_clock::now();
+    for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
+      if (!net.layer_need_backward()[i]) continue;
+      auto t = std::chrono::steady_clock::now();
+      layers[i]->Backward(top_vecs[i], bottom_need_backward[i],
+                          bottom_vecs[i]);
+      backward_time_per_layer[i] += MsSince(t);
+    }
+    backward_time += MsSince(bwd_start);
+    LOG(INFO) << "Iteration: " << j + 1
+              << " forward-backward time: " << MsSince(iter_start) << " ms.";
+  }
+  LOG(INFO) << "Average time per layer: ";
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const string& layername = layers[i]->layer_param().name();
+    LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
+              << "\tforward: " << forward_time_per_layer[i] / FLAGS_iterations
+              << " ms.";
+    LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
+              << "\tbackward: "
+              << backward_time_per_layer[i] / FLAGS_iterations << " ms.";
+  }
+  const double total = MsSince(total_start);
+  LOG(INFO) << "Average Forward pass: " << forward_time / FLAGS_iterations
+            << " ms.";
+  LOG(INFO) << "Average Backward pass: " << backward_time / FLAGS_iterations
+            << " ms.";
+  LOG(INFO) << "Average Forward-Backward: " << total / FLAGS_iterations
+            << " ms.";
+  LOG(INFO) << "Total Time: " << total << " ms.";
+  LOG(INFO) << "*** Benchmark ends ***";
+  return 0;
+}
+REGISTER_BREW(time);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  FLAGS_alsologtostderr = 1;
+  FLAGS_minloglevel = 0;
+  gflags::SetUsageMessage(
+      "command line brew\n"
+      "usage: caffe <command> <args>\n\n"
+      "commands:\n"
+      "  train           train or finetune a model\n"
+      "  test            score a model\n"
+      "  device_query    show GPU diagnostic information\n"
+      "  time            benchmark model execution time");
+  caffe::GlobalInit(&argc, &argv);
+  if (argc != 2) {
+    gflags::ShowUsageWithFlagsRestrict(argv[0], "tools/caffe");
+    return 1;
+  }
+  auto it = Registry().find(argv[1]);
+  if (it == Registry().end()) {
+    std::cerr << "Error: unknown action '" << argv[1]
+              << "' (use train, test, time or device_query)" << std::endl;
+    return 1;
+  }
+  try {
+    return it->second();
+  } catch (const std::exception& e) {
+    std::cerr << "Error: " << e.what() << std::endl;
+    return 1;
+  }
+}
