@@ -1,0 +1,193 @@
+#include "caffe/mem/planner.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+namespace caffe {
+namespace mem {
+
+size_t AlignUp(size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+namespace {
+
+bool Overlap(const BufferRequest& a, const BufferRequest& b) {
+  return a.first_step <= b.last_step && b.first_step <= a.last_step;
+}
+
+void Validate(const std::vector<BufferRequest>& requests, int level) {
+  if (level < 0 || level > 2) {
+    throw std::invalid_argument("memory plan level must be 0, 1 or 2, not " +
+                                std::to_string(level));
+  }
+  for (const BufferRequest& r : requests) {
+    if (r.last_step < r.first_step) {
+      throw std::invalid_argument("buffer '" + r.name +
+                                  "' ends before it starts");
+    }
+  }
+}
+
+// Requests in the order slot-based levels consider them: by first use.
+std::vector<int> ByFirstStep(const std::vector<BufferRequest>& requests) {
+  std::vector<int> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return requests[a].first_step < requests[b].first_step;
+  });
+  return order;
+}
+
+// Levels 0 and 1: reuse whole slots that are free (their last occupant's
+// lifetime ended before this buffer starts).
+void PlanSlots(const std::vector<BufferRequest>& requests, int level,
+               Plan* plan) {
+  std::vector<int> slot_free_after;  // last_step of the slot's occupant
+  for (int i : ByFirstStep(requests)) {
+    const BufferRequest& r = requests[i];
+    const size_t bytes = AlignUp(r.bytes);
+    int chosen = -1;
+    if (r.shareable) {
+      for (size_t s = 0; s < plan->slot_bytes.size(); ++s) {
+        if (slot_free_after[s] >= r.first_step) continue;  // still busy
+        const size_t have = plan->slot_bytes[s];
+        const bool fits = level == 0 ? have == bytes : have >= bytes;
+        if (!fits) continue;
+        if (chosen < 0 || have < plan->slot_bytes[chosen]) chosen = s;
+      }
+    }
+    if (chosen < 0) {
+      chosen = static_cast<int>(plan->slot_bytes.size());
+      plan->slot_bytes.push_back(bytes);
+      // A pinned buffer's slot is never free again.
+      slot_free_after.push_back(r.shareable ? r.last_step : INT32_MAX);
+    } else {
+      slot_free_after[chosen] = r.last_step;
+    }
+    plan->placements[i].slot = chosen;
+    plan->placements[i].offset = 0;
+  }
+  std::vector<bool> pinned_slot(plan->slot_bytes.size(), false);
+  for (size_t i = 0; i < requests.size(); ++i)
+    if (!requests[i].shareable) pinned_slot[plan->placements[i].slot] = true;
+  for (size_t s = 0; s < plan->slot_bytes.size(); ++s)
+    (pinned_slot[s] ? plan->pinned_bytes : plan->shared_bytes) +=
+        plan->slot_bytes[s];
+}
+
+// Level 2: one arena, largest buffers first, each at the lowest offset
+// that no already-placed, time-overlapping buffer occupies.
+void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
+  plan->slot_bytes.push_back(0);  // slot 0: the arena
+  std::vector<int> order;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].shareable) {
+      order.push_back(static_cast<int>(i));
+    } else {
+      plan->placements[i].slot = static_cast<int>(plan->slot_bytes.size());
+      plan->slot_bytes.push_back(AlignUp(requests[i].bytes));
+      plan->pinned_bytes += AlignUp(requests[i].bytes);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (requests[a].bytes != requests[b].bytes)
+      return requests[a].bytes > requests[b].bytes;
+    return requests[a].first_step < requests[b].first_step;
+  });
+  std::vector<int> placed;
+  size_t arena = 0;
+  for (int i : order) {
+    const BufferRequest& r = requests[i];
+    const size_t bytes = AlignUp(r.bytes);
+    // Intervals taken by time-overlapping buffers, sorted by offset.
+    std::vector<std::pair<size_t, size_t> > taken;
+    for (int j : placed) {
+      if (!Overlap(r, requests[j])) continue;
+      const size_t off = plan->placements[j].offset;
+      taken.push_back({off, off + AlignUp(requests[j].bytes)});
+    }
+    std::sort(taken.begin(), taken.end());
+    size_t offset = 0;
+    for (const auto& t : taken) {
+      if (t.first >= offset + bytes) break;  // the gap before t fits
+      offset = std::max(offset, t.second);
+    }
+    plan->placements[i].slot = 0;
+    plan->placements[i].offset = offset;
+    arena = std::max(arena, offset + bytes);
+    placed.push_back(i);
+  }
+  plan->slot_bytes[0] = arena;
+  plan->shared_bytes = arena;
+}
+
+}  // namespace
+
+std::vector<size_t> LiveBytesPerStep(const std::vector<BufferRequest>& requests,
+                                     int num_steps) {
+  std::vector<size_t> live(std::max(num_steps, 0), 0);
+  for (const BufferRequest& r : requests) {
+    if (!r.shareable) continue;
+    for (int s = std::max(r.first_step, 0);
+         s <= r.last_step && s < num_steps; ++s)
+      live[s] += AlignUp(r.bytes);
+  }
+  return live;
+}
+
+Plan MakePlan(const std::vector<BufferRequest>& requests, int level) {
+  Validate(requests, level);
+  Plan plan;
+  plan.level = level;
+  plan.placements.resize(requests.size());
+  int num_steps = 0;
+  for (const BufferRequest& r : requests) {
+    plan.unshared_bytes += AlignUp(r.bytes);
+    num_steps = std::max(num_steps, r.last_step + 1);
+  }
+  for (size_t b : LiveBytesPerStep(requests, num_steps))
+    plan.lower_bound = std::max(plan.lower_bound, b);
+  if (level == 2) {
+    PlanArena(requests, &plan);
+  } else {
+    PlanSlots(requests, level, &plan);
+  }
+  return plan;
+}
+
+std::string CheckPlan(const std::vector<BufferRequest>& requests,
+                      const Plan& plan) {
+  if (plan.placements.size() != requests.size())
+    return "plan has " + std::to_string(plan.placements.size()) +
+           " placements for " + std::to_string(requests.size()) + " buffers";
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Placement& pi = plan.placements[i];
+    if (pi.slot < 0 || pi.slot >= static_cast<int>(plan.slot_bytes.size()) ||
+        pi.offset + AlignUp(requests[i].bytes) > plan.slot_bytes[pi.slot])
+      return "buffer '" + requests[i].name + "' lies outside its slot";
+    for (size_t j = i + 1; j < requests.size(); ++j) {
+      const Placement& pj = plan.placements[j];
+      if (pi.slot != pj.slot || !Overlap(requests[i], requests[j])) continue;
+      if (requests[i].bytes == 0 || requests[j].bytes == 0) continue;
+      const size_t ei = pi.offset + requests[i].bytes;
+      const size_t ej = pj.offset + requests[j].bytes;
+      if (pi.offset < ej && pj.offset < ei) {
+        std::ostringstream s;
+        s << "buffers '" << requests[i].name << "' (steps "
+          << requests[i].first_step << "-" << requests[i].last_step
+          << ") and '" << requests[j].name << "' (steps "
+          << requests[j].first_step << "-" << requests[j].last_step
+          << ") are live together but share memory in slot " << pi.slot;
+        return s.str();
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace mem
+}  // namespace caffe

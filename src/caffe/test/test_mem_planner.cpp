@@ -1,0 +1,138 @@
+// The memory planner on synthetic lifetimes: exact results on small graphs
+// whose best plan is known, and invariants on random ones.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <stdexcept>
+
+#include "caffe/mem/planner.hpp"
+
+namespace caffe {
+namespace mem {
+namespace {
+
+BufferRequest Buf(const char* name, size_t bytes, int first, int last,
+                  bool shareable = true) {
+  BufferRequest r;
+  r.name = name;
+  r.bytes = bytes;
+  r.first_step = first;
+  r.last_step = last;
+  r.shareable = shareable;
+  return r;
+}
+
+// A chain a->b->c->d where each buffer is read only by the next step.
+std::vector<BufferRequest> Chain(size_t bytes) {
+  return {Buf("a", bytes, 0, 1), Buf("b", bytes, 1, 2), Buf("c", bytes, 2, 3),
+          Buf("d", bytes, 3, 4)};
+}
+
+TEST(MemPlannerTest, ChainNeedsTwoBuffersAtEveryLevel) {
+  for (int level = 0; level <= 2; ++level) {
+    std::vector<BufferRequest> reqs = Chain(1024);
+    Plan plan = MakePlan(reqs, level);
+    EXPECT_EQ(CheckPlan(reqs, plan), "") << "level " << level;
+    EXPECT_EQ(plan.total_bytes(), 2048u) << "level " << level;
+    EXPECT_EQ(plan.lower_bound, 2048u);
+    EXPECT_EQ(plan.unshared_bytes, 4096u);
+  }
+}
+
+TEST(MemPlannerTest, LevelZeroOnlyReusesEqualSizes) {
+  std::vector<BufferRequest> reqs = {Buf("big", 4096, 0, 1),
+                                     Buf("small", 1024, 2, 3)};
+  EXPECT_EQ(MakePlan(reqs, 0).total_bytes(), 5120u);
+  EXPECT_EQ(MakePlan(reqs, 1).total_bytes(), 4096u);
+  EXPECT_EQ(MakePlan(reqs, 2).total_bytes(), 4096u);
+}
+
+TEST(MemPlannerTest, LevelOnePicksTheSmallestFreeSlotThatFits) {
+  std::vector<BufferRequest> reqs = {Buf("s1", 8192, 0, 0), Buf("s2", 2048, 0, 0),
+                                     Buf("x", 1024, 1, 1)};
+  Plan plan = MakePlan(reqs, 1);
+  EXPECT_EQ(plan.placements[2].slot, plan.placements[1].slot);
+  EXPECT_EQ(plan.total_bytes(), 10240u);
+}
+
+TEST(MemPlannerTest, ArenaPacksAroundLongLivedBuffers) {
+  // A long-lived buffer (like a forward activation kept for backward) and
+  // short ones that come and go: the arena fits the short ones beside it.
+  std::vector<BufferRequest> reqs = {
+      Buf("keep", 4096, 0, 9), Buf("t1", 2048, 1, 2), Buf("t2", 2048, 3, 4),
+      Buf("t3", 2048, 5, 6), Buf("t4", 1024, 7, 8)};
+  Plan plan = MakePlan(reqs, 2);
+  EXPECT_EQ(CheckPlan(reqs, plan), "");
+  EXPECT_EQ(plan.shared_bytes, 6144u);
+  EXPECT_EQ(plan.lower_bound, 6144u);
+}
+
+TEST(MemPlannerTest, PinnedBuffersAreNeverShared) {
+  std::vector<BufferRequest> reqs = {Buf("input", 1000, 0, 0, false),
+                                     Buf("x", 1000, 1, 1),
+                                     Buf("loss", 4, 2, 9, false)};
+  for (int level = 0; level <= 2; ++level) {
+    Plan plan = MakePlan(reqs, level);
+    EXPECT_EQ(CheckPlan(reqs, plan), "");
+    EXPECT_NE(plan.placements[0].slot, plan.placements[1].slot);
+    EXPECT_NE(plan.placements[2].slot, plan.placements[1].slot);
+    EXPECT_NE(plan.placements[0].slot, plan.placements[2].slot);
+    EXPECT_EQ(plan.pinned_bytes, AlignUp(1000) + AlignUp(4));
+  }
+}
+
+TEST(MemPlannerTest, SizesAreAligned) {
+  std::vector<BufferRequest> reqs = {Buf("a", 1, 0, 1), Buf("b", 65, 0, 1)};
+  Plan plan = MakePlan(reqs, 2);
+  EXPECT_EQ(plan.placements[0].offset % kAlignment, 0u);
+  EXPECT_EQ(plan.placements[1].offset % kAlignment, 0u);
+  EXPECT_EQ(plan.shared_bytes, 64u + 128u);
+}
+
+TEST(MemPlannerTest, BadRequestsAreRejected) {
+  EXPECT_THROW(MakePlan({Buf("x", 8, 3, 2)}, 2), std::invalid_argument);
+  EXPECT_THROW(MakePlan({Buf("x", 8, 0, 2)}, 3), std::invalid_argument);
+}
+
+TEST(MemPlannerTest, CheckPlanCatchesOverlap) {
+  std::vector<BufferRequest> reqs = {Buf("a", 256, 0, 3), Buf("b", 256, 2, 5)};
+  Plan plan = MakePlan(reqs, 2);
+  ASSERT_EQ(CheckPlan(reqs, plan), "");
+  plan.placements[1].offset = plan.placements[0].offset;  // corrupt it
+  const std::string err = CheckPlan(reqs, plan);
+  EXPECT_NE(err.find("'a'"), std::string::npos) << err;
+  EXPECT_NE(err.find("'b'"), std::string::npos) << err;
+}
+
+TEST(MemPlannerTest, LiveBytesPerStep) {
+  std::vector<size_t> live = LiveBytesPerStep(Chain(64), 5);
+  EXPECT_EQ(live, (std::vector<size_t>{64, 128, 128, 128, 64}));
+}
+
+TEST(MemPlannerTest, RandomGraphsGiveSoundPlansWithinBounds) {
+  std::mt19937 rng(1234);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 1 + rng() % 40;
+    const int steps = 2 + rng() % 30;
+    std::vector<BufferRequest> reqs;
+    for (int i = 0; i < n; ++i) {
+      const int a = rng() % steps, b = rng() % steps;
+      const size_t bytes = (rng() % 4 == 0) ? 0 : 64 * (1 + rng() % 50);
+      reqs.push_back(Buf("r", bytes, std::min(a, b), std::max(a, b),
+                         rng() % 8 != 0));
+    }
+    size_t previous = 0;
+    for (int level = 0; level <= 2; ++level) {
+      Plan plan = MakePlan(reqs, level);
+      ASSERT_EQ(CheckPlan(reqs, plan), "") << "trial " << trial;
+      EXPECT_GE(plan.shared_bytes, plan.lower_bound);
+      EXPECT_LE(plan.total_bytes(), plan.unshared_bytes);
+      if (level == 2) EXPECT_LE(plan.shared_bytes, previous);
+      if (level == 1) previous = plan.shared_bytes;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mem
+}  // namespace caffe
