@@ -24,6 +24,7 @@
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/layer.hpp"
+#include "caffe/mem/net_memory.hpp"
 #include "caffe/proto/caffe.pb.h"
 
 namespace caffe {
@@ -126,6 +127,16 @@ class Net {
       const string& layer_name) const;
   void set_debug_info(const bool value) { debug_info_ = value; }
 
+  // The memory plan mem_param asked for, or null when the net is not
+  // optimized (no mem_param, or optimize_train/optimize_test off).
+  const NetMemory<Dtype>* memory() const { return memory_.get(); }
+  // Empty when blob_name's data may be read after Forward; otherwise an
+  // error naming the blob that reuses its memory and the fix.
+  string BlobReadableError(const string& blob_name) const;
+  bool blob_readable(const string& blob_name) const {
+    return BlobReadableError(blob_name).empty();
+  }
+
   // Removes layers the NetState excludes.
   static void FilterNet(const NetParameter& param,
                         NetParameter* param_filtered);
@@ -182,6 +193,7 @@ class Net {
   bool debug_info_;
   // Activation elements counted at Init (what Caffe 1.0 logs).
   size_t memory_used_;
+  std::unique_ptr<NetMemory<Dtype> > memory_;
 
   DISABLE_COPY_AND_ASSIGN(Net);
 };

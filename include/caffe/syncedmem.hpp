@@ -14,8 +14,14 @@
 
 namespace caffe {
 
+// 64-byte aligned host memory, counted in HostBytesInUse/HostBytesPeak.
 void CaffeMallocHost(void** ptr, size_t size);
 void CaffeFreeHost(void* ptr);
+// Bytes of host memory held through CaffeMallocHost now, and the most held
+// since start or the last ResetHostBytesPeak.
+size_t HostBytesInUse();
+size_t HostBytesPeak();
+void ResetHostBytesPeak();
 
 class SyncedMemory {
  public:

@@ -213,6 +213,28 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   LOG_IF(INFO, Caffe::root_solver())
       << "Network '" << name_ << "' initialized; activations: "
       << memory_used_ * sizeof(Dtype) << " bytes";
+  const MemoryOptimizationParameter& mp = param.mem_param();
+  if (param.has_mem_param() &&
+      (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test())) {
+    memory_.reset(new NetMemory<Dtype>(this, mp));
+    memory_->PlanAndApply();
+    const mem::Plan& plan = memory_->plan();
+    LOG_IF(INFO, Caffe::root_solver())
+        << "Memory plan for '" << name_ << "' ("
+        << (phase_ == TRAIN ? "TRAIN" : "TEST") << ", level " << plan.level
+        << "): " << plan.total_bytes() << " bytes of activations and "
+        << "gradients instead of " << plan.unshared_bytes << " ("
+        << plan.shared_bytes << " shared, " << plan.pinned_bytes
+        << " pinned; lower bound " << plan.lower_bound << ")";
+  }
+}
+
+template <typename Dtype>
+string Net<Dtype>::BlobReadableError(const string& blob_name) const {
+  auto it = blob_names_index_.find(blob_name);
+  if (it == blob_names_index_.end())
+    return "Unknown blob name '" + blob_name + "'";
+  return memory_ ? memory_->ReadableError(it->second) : "";
 }
 
 template <typename Dtype>
@@ -410,6 +432,10 @@ template <typename Dtype>
 Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   CAFFE_CHECK_GE(start, 0);
   CAFFE_CHECK_LT(end, static_cast<int>(layers_.size()));
+  // A layer may have grown a blob (new input size): plan again.
+  if (memory_ && start == 0 && !memory_->StillApplied()) {
+    Reshape();
+  }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
     try {
@@ -418,6 +444,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
       Rethrow(LayerContext(i), e);
     }
     if (debug_info_) ForwardDebugInfo(i);
+    if (memory_) memory_->AfterStep(memory_->ForwardStep(i));
   }
   return loss;
 }
@@ -443,6 +470,10 @@ template <typename Dtype>
 void Net<Dtype>::BackwardFromTo(int start, int end) {
   CAFFE_CHECK_GE(end, 0);
   CAFFE_CHECK_LT(start, static_cast<int>(layers_.size()));
+  CAFFE_CHECK(!memory_ || !memory_->forward_only())
+      << "net '" << name_ << "' is a TEST-phase net whose memory was planned "
+      << "for forward passes only; set mem_param { optimize_test: false } "
+      << "to run backward on it";
   for (int i = start; i >= end; --i) {
     if (!layer_need_backward_[i]) continue;
     try {
@@ -452,6 +483,7 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       Rethrow(LayerContext(i), e);
     }
     if (debug_info_) BackwardDebugInfo(i);
+    if (memory_) memory_->AfterStep(memory_->BackwardStep(i));
   }
 }
 
@@ -561,6 +593,7 @@ void Net<Dtype>::Reshape() {
       Rethrow(LayerContext(i), e);
     }
   }
+  if (memory_) memory_->PlanAndApply();
 }
 
 template <typename Dtype>

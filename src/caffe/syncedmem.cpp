@@ -1,18 +1,46 @@
 #include "caffe/syncedmem.hpp"
 
+#include <atomic>
 #include <cstring>
 
 namespace caffe {
 
+namespace {
+// Every host allocation counts toward these, so benchmarks and `caffe mem`
+// can report measured peaks next to the plan.
+std::atomic<size_t> g_bytes_in_use(0);
+std::atomic<size_t> g_bytes_peak(0);
+// The allocation's size lives in a 64-byte header in front of it, which
+// keeps the returned pointer 64-byte aligned.
+const size_t kHeader = 64;
+}  // namespace
+
+size_t HostBytesInUse() { return g_bytes_in_use.load(); }
+size_t HostBytesPeak() { return g_bytes_peak.load(); }
+void ResetHostBytesPeak() { g_bytes_peak.store(g_bytes_in_use.load()); }
+
 void CaffeMallocHost(void** ptr, size_t size) {
+  *ptr = nullptr;
+  if (size == 0) return;
   // 64-byte alignment suits AVX-512 kernels in OpenBLAS and oneDNN.
-  size_t rounded = ((size + 63) / 64) * 64;
-  *ptr = rounded ? std::aligned_alloc(64, rounded) : nullptr;
-  CAFFE_CHECK(*ptr || size == 0) << "host allocation of " << size
-                                 << " bytes failed";
+  const size_t rounded = ((size + 63) / 64) * 64;
+  char* base = static_cast<char*>(std::aligned_alloc(64, rounded + kHeader));
+  CAFFE_CHECK(base != nullptr) << "host allocation of " << size
+                               << " bytes failed";
+  *reinterpret_cast<size_t*>(base) = rounded;
+  const size_t now = g_bytes_in_use += rounded;
+  size_t peak = g_bytes_peak.load();
+  while (now > peak && !g_bytes_peak.compare_exchange_weak(peak, now)) {
+  }
+  *ptr = base + kHeader;
 }
 
-void CaffeFreeHost(void* ptr) { std::free(ptr); }
+void CaffeFreeHost(void* ptr) {
+  if (!ptr) return;
+  char* base = static_cast<char*>(ptr) - kHeader;
+  g_bytes_in_use -= *reinterpret_cast<size_t*>(base);
+  std::free(base);
+}
 
 SyncedMemory::SyncedMemory()
     : cpu_ptr_(nullptr), gpu_ptr_(nullptr), size_(0), head_(UNINITIALIZED),

@@ -1,0 +1,97 @@
+// net_memory.hpp: applies mem_param to a built Net.
+//
+// Contract:
+//  * Analyze walks the net's layers forward then backward (a dry run: no
+//    layer computes anything) and gives every activation buffer a lifetime.
+//    Buffers are grouped by their SyncedMemory, so in-place layers and the
+//    aliasing layers (Flatten, Reshape, Split's data) share their root.
+//    What a layer's backward reads comes from its declarations
+//    (Layer::BackwardReads).
+//  * Never shared ("pinned"): parameters (not activations at all), net
+//    inputs and the tops of layers without bottoms (data layers), net
+//    outputs, loss tops, every exclude_blob, and any diff that some layer
+//    reads before a layer writes it (it must keep Caffe's zero fill).
+//  * Apply allocates the plan's memory and points each shared buffer into
+//    it; the results of Forward/Backward stay bit-identical to the
+//    unoptimized net because no two buffers live at the same step overlap.
+//  * Check mode fills each shared buffer with NaN right after its last use,
+//    so a layer that reads a dead buffer (a wrong declaration) shows NaN.
+//  * A TEST-phase net is planned for forward only; Backward on it is
+//    refused with an error rather than computed from reused memory.
+#ifndef CAFFE_MEM_NET_MEMORY_HPP_
+#define CAFFE_MEM_NET_MEMORY_HPP_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caffe/common.hpp"
+#include "caffe/mem/planner.hpp"
+#include "caffe/proto/caffe.pb.h"
+#include "caffe/syncedmem.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+class Net;
+
+template <typename Dtype>
+class NetMemory {
+ public:
+  // One planned buffer: a blob's data or diff memory.
+  struct Buffer {
+    SyncedMemory* memory = nullptr;
+    bool is_diff = false;
+    std::vector<int> blob_ids;  // every net blob viewing this memory
+    std::string name;           // "<blob>" or "<blob>(diff)" for reports
+    bool pinned = false;
+    std::string pin_reason;
+  };
+
+  NetMemory(const Net<Dtype>* net, const MemoryOptimizationParameter& param);
+
+  // Plans and applies; call again after shapes change.
+  void PlanAndApply();
+  // True when the blobs still view the memory the plan gave them.
+  bool StillApplied() const;
+
+  // Called by the net after each step (check mode poisons dead buffers).
+  void AfterStep(int step);
+  int ForwardStep(int layer_id) const { return layer_id; }
+  int BackwardStep(int layer_id) const { return 2 * num_layers_ - 1 - layer_id; }
+  bool forward_only() const { return forward_only_; }
+
+  // Empty when blob `blob_id`'s data is safe to read after a forward pass;
+  // otherwise why not, naming the blob that reuses its memory.
+  std::string ReadableError(int blob_id) const;
+
+  const std::vector<Buffer>& buffers() const { return buffers_; }
+  const std::vector<mem::BufferRequest>& requests() const { return requests_; }
+  const mem::Plan& plan() const { return plan_; }
+  const MemoryOptimizationParameter& param() const { return param_; }
+  int num_steps() const { return 2 * num_layers_; }
+
+  // Builds the buffer list and requests without applying anything.
+  void Analyze();
+
+ private:
+  void Apply();
+  void Poison(int request_index);
+
+  const Net<Dtype>* net_;
+  MemoryOptimizationParameter param_;
+  int num_layers_;
+  bool forward_only_;
+  std::vector<Buffer> buffers_;
+  std::vector<mem::BufferRequest> requests_;  // one per buffer
+  mem::Plan plan_;
+  // Owned memory of the plan's slots.
+  std::vector<std::shared_ptr<char> > slots_;
+  std::vector<std::vector<int> > dying_at_step_;  // request ids per step
+  std::vector<std::pair<SyncedMemory*, int> > applied_;  // memory, request
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_MEM_NET_MEMORY_HPP_
