@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/mem/report.hpp"
 
 using caffe::Blob;
 using caffe::Caffe;
@@ -38,7 +39,9 @@ DEFINE_string(gpu, "",
 DEFINE_string(solver, "", "The solver definition protocol buffer text file.");
 DEFINE_string(model, "", "The model definition protocol buffer text file.");
 DEFINE_string(phase, "", "Network phase (TRAIN or TEST). Only used for 'time'.");
-DEFINE_int32(level, 0, "Network level.");
+DEFINE_int32(level, 0,
+             "Network level (NetState); for 'mem', the plan level 0, 1 or 2 "
+             "(default 2).");
 DEFINE_string(stage, "",
               "Network stages (comma-separated), in addition to the solver's.");
 DEFINE_string(snapshot, "", "A .solverstate to resume training from.");
@@ -46,6 +49,7 @@ DEFINE_string(weights, "",
               "Pretrained weights to initialize fine-tuning, comma-separated "
               "list of .caffemodel files. Cannot be set with --snapshot.");
 DEFINE_int32(iterations, 50, "The number of iterations to run.");
+DEFINE_string(plot, "", "For 'mem': write the plan as an SVG drawing here.");
 DEFINE_string(sigint_effect, "stop",
               "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
 DEFINE_string(sighup_effect, "snapshot",
@@ -281,6 +285,37 @@ int time() {
 }
 REGISTER_BREW(time);
 
+// Shows the memory plan of a net: live bytes per step, Caffe 1.0's
+// footprint, the lower bound, each level's plan and measured peaks.
+int mem() {
+  if (FLAGS_model.empty()) throw Error("mem needs --model=<prototxt>");
+  RefuseGpu();
+  const caffe::Phase phase = GetPhase(caffe::TRAIN);
+  const bool level_given =
+      !gflags::GetCommandLineFlagInfoOrDie("level").is_default;
+  const int level = level_given ? FLAGS_level : 2;
+  if (level < 0 || level > 2)
+    throw Error("--level for mem must be 0, 1 or 2, not " +
+                std::to_string(level));
+  caffe::NetParameter param;
+  caffe::ReadNetParamsFromTextFileOrDie(FLAGS_model, &param);
+  for (const string& s : SplitList(FLAGS_stage))
+    param.mutable_state()->add_stage(s);
+  caffe::MemoryReport report;
+  try {
+    report = caffe::BuildMemoryReport(param, phase, level);
+  } catch (const Error& e) {
+    throw Error(FLAGS_model + ": " + e.what());
+  }
+  std::cout << caffe::FormatMemoryReport(report);
+  if (!FLAGS_plot.empty()) {
+    caffe::WriteFileAtomically(FLAGS_plot, caffe::RenderMemorySvg(report));
+    std::cout << "Plot written to " << FLAGS_plot << std::endl;
+  }
+  return 0;
+}
+REGISTER_BREW(mem);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -293,7 +328,8 @@ int main(int argc, char** argv) {
       "  train           train or finetune a model\n"
       "  test            score a model\n"
       "  device_query    show GPU diagnostic information\n"
-      "  time            benchmark model execution time");
+      "  time            benchmark model execution time\n"
+      "  mem             show the memory plan (mem_param) of a model");
   caffe::GlobalInit(&argc, &argv);
   if (argc != 2) {
     gflags::ShowUsageWithFlagsRestrict(argv[0], "tools/caffe");
@@ -302,7 +338,7 @@ int main(int argc, char** argv) {
   auto it = Registry().find(argv[1]);
   if (it == Registry().end()) {
     std::cerr << "Error: unknown action '" << argv[1]
-              << "' (use train, test, time or device_query)" << std::endl;
+              << "' (use train, test, time, mem or device_query)" << std::endl;
     return 1;
   }
   try {

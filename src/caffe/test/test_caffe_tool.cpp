@@ -99,6 +99,24 @@ TEST_F(CaffeToolTest, TimePrintsPerLayerAndTotals) {
   EXPECT_NE(r.output.find("Average Forward-Backward:"), std::string::npos);
 }
 
+TEST_F(CaffeToolTest, MemShowsPlanAndDrawsIt) {
+  RunResult r = RunTool("caffe mem --model=net.prototxt --plot=plan.svg",
+                        dir_.path());
+  ASSERT_EQ(r.status, 0) << r.output;
+  for (const char* s : {"conv forward", "conv backward", "Caffe 1.0",
+                        "lower bound", "planned, level 0",
+                        "planned, level 2", "measured peak"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
+  std::ifstream svg(dir_.file("plan.svg"));
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_NE(text.str().find("<svg"), std::string::npos);
+  EXPECT_NE(text.str().find("lower bound"), std::string::npos);
+  r = RunTool("caffe mem --model=net.prototxt --level=7", dir_.path());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("0, 1 or 2"), std::string::npos) << r.output;
+}
+
 TEST_F(CaffeToolTest, BadInputGivesCleanErrors) {
   // Malformed prototxt: file:line:column, exit 1, no core dump.
   WriteFile(dir_.file("bad.prototxt"), "layer {\n  name: \"x\"\n  top: [\n}\n");

@@ -1,0 +1,52 @@
+// report.hpp: what `caffe mem` shows about a net's memory plan.
+//
+// Contract: BuildMemoryReport builds the net described by `param` for
+// `phase` (with mem_param forced on at `level`, whatever the prototxt says
+// about optimize_train/optimize_test), runs one forward (and, in TRAIN,
+// backward) pass with and without the plan to measure peaks, and returns the
+// figures below.  FormatMemoryReport renders them as text; RenderMemorySvg
+// draws the plan: each buffer is a rectangle spanning its lifetime (x, one
+// column per forward or backward step) at its place in memory (y), with
+// the lower bound and the live bytes per step as lines.
+#ifndef CAFFE_MEM_REPORT_HPP_
+#define CAFFE_MEM_REPORT_HPP_
+
+#include <string>
+#include <vector>
+
+#include "caffe/mem/planner.hpp"
+#include "caffe/proto/caffe.pb.h"
+
+namespace caffe {
+
+struct MemoryReport {
+  std::string net_name;
+  Phase phase = TRAIN;
+  int level = 2;
+  std::vector<std::string> step_labels;   // "conv1 forward", ...
+  std::vector<size_t> live_bytes;         // all activations live per step
+  // What Caffe 1.0 allocates for the same net.
+  size_t activation_bytes = 0;  // data and diff of every blob (unique memory)
+  size_t param_bytes = 0;       // learnable parameters, data and diff
+  size_t internal_bytes = 0;    // layers' own buffers (masks, statistics)
+  size_t caffe_bytes() const {
+    return activation_bytes + param_bytes + internal_bytes;
+  }
+  size_t lower_bound = 0;            // shared part: can't plan below this
+  size_t pinned_bytes = 0;           // never shared (inputs, outputs, ...)
+  size_t planned_bytes[3] = {0, 0, 0};  // activations planned, per level
+  size_t measured_peak_plain = 0;    // measured host peak, unoptimized
+  size_t measured_peak_planned = 0;  // measured host peak, at `level`
+  // The plan at `level`, for drawing.
+  std::vector<mem::BufferRequest> requests;
+  mem::Plan plan;
+};
+
+MemoryReport BuildMemoryReport(const NetParameter& param, Phase phase,
+                               int level);
+std::string FormatMemoryReport(const MemoryReport& report);
+std::string RenderMemorySvg(const MemoryReport& report);
+
+}  // namespace caffe
+
+#endif  // CAFFE_MEM_REPORT_HPP_

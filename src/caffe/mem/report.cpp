@@ -1,0 +1,227 @@
+#include "caffe/mem/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+
+#include "caffe/net.hpp"
+
+namespace caffe {
+
+namespace {
+
+std::string Mib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f MiB", bytes / 1048576.0);
+  return buf;
+}
+
+std::string Percent(size_t part, size_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f%%",
+                whole ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+// Measured host bytes for building the net and running one iteration.
+size_t MeasurePeak(const NetParameter& param) {
+  const size_t before = HostBytesInUse();
+  ResetHostBytesPeak();
+  {
+    Net<float> net(param);
+    net.Forward();
+    if (param.state().phase() == TRAIN) net.Backward();
+  }
+  const size_t peak = HostBytesPeak();
+  return peak > before ? peak - before : 0;
+}
+
+}  // namespace
+
+MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
+                               int level) {
+  MemoryReport r;
+  r.phase = phase;
+  r.level = level;
+  NetParameter param = in;
+  param.mutable_state()->set_phase(phase);
+  MemoryOptimizationParameter mp = in.mem_param();
+  mp.set_optimize_train(true);
+  mp.set_optimize_test(true);
+  mp.set_level(level);
+  param.mutable_mem_param()->CopyFrom(mp);
+
+  Net<float> net(param);
+  r.net_name = net.name();
+  const NetMemory<float>& memory = *net.memory();
+  r.requests = memory.requests();
+  r.plan = memory.plan();
+  r.lower_bound = r.plan.lower_bound;
+  for (size_t i = 0; i < memory.buffers().size(); ++i) {
+    r.activation_bytes += r.requests[i].bytes;
+    if (!r.requests[i].shareable) r.pinned_bytes += r.requests[i].bytes;
+  }
+  for (Blob<float>* p : net.learnable_params())
+    r.param_bytes += 2 * p->count() * sizeof(float);
+  for (const auto& layer : net.layers())
+    r.internal_bytes += layer->InternalBytes();
+  for (int lv = 0; lv <= 2; ++lv)
+    r.planned_bytes[lv] = mem::MakePlan(r.requests, lv).total_bytes();
+
+  const int layers = static_cast<int>(net.layers().size());
+  const int steps = memory.num_steps();
+  r.step_labels.resize(steps);
+  for (int i = 0; i < layers; ++i) {
+    r.step_labels[memory.ForwardStep(i)] = net.layer_names()[i] + " forward";
+    r.step_labels[memory.BackwardStep(i)] = net.layer_names()[i] + " backward";
+  }
+  // Live bytes per step count pinned buffers only while they are in use,
+  // as an unoptimized net would hold them from first touch on.
+  r.live_bytes.assign(steps, 0);
+  for (const mem::BufferRequest& q : r.requests) {
+    if (!q.bytes) continue;
+    const int last = q.shareable ? q.last_step : steps - 1;
+    for (int s = q.first_step; s <= last && s < steps; ++s)
+      r.live_bytes[s] += mem::AlignUp(q.bytes);
+  }
+  if (phase == TEST) {
+    r.step_labels.resize(layers);
+    r.live_bytes.resize(layers);
+  }
+
+  NetParameter plain = param;
+  plain.clear_mem_param();
+  r.measured_peak_plain = MeasurePeak(plain);
+  r.measured_peak_planned = MeasurePeak(param);
+  return r;
+}
+
+std::string FormatMemoryReport(const MemoryReport& r) {
+  std::ostringstream s;
+  s << "Memory plan for net '" << r.net_name << "' ("
+    << (r.phase == TRAIN ? "TRAIN" : "TEST") << ")\n\n";
+  s << "Live activation bytes per step:\n";
+  size_t width = 10;
+  for (const std::string& l : r.step_labels) width = std::max(width, l.size());
+  for (size_t i = 0; i < r.step_labels.size(); ++i) {
+    char line[512];
+    std::snprintf(line, sizeof(line), "  %4zu  %-*s  %14zu  %s\n", i,
+                  static_cast<int>(width), r.step_labels[i].c_str(),
+                  r.live_bytes[i], Mib(r.live_bytes[i]).c_str());
+    s << line;
+  }
+  const size_t fixed = r.param_bytes + r.internal_bytes;
+  s << "\nTotals (bytes):\n";
+  s << "  Caffe 1.0 (unoptimized):      " << r.caffe_bytes() << "  ("
+    << Mib(r.caffe_bytes()) << ": activations " << Mib(r.activation_bytes)
+    << ", parameters " << Mib(r.param_bytes) << ", layer buffers "
+    << Mib(r.internal_bytes) << ")\n";
+  s << "  lower bound (activations):    " << r.lower_bound + r.pinned_bytes
+    << "  (" << Mib(r.lower_bound + r.pinned_bytes) << ", of which "
+    << Mib(r.pinned_bytes) << " never shared)\n";
+  for (int lv = 0; lv <= 2; ++lv) {
+    s << "  planned, level " << lv << ":            "
+      << r.planned_bytes[lv] + fixed << "  ("
+      << Mib(r.planned_bytes[lv] + fixed) << ", activations "
+      << Mib(r.planned_bytes[lv]) << " = "
+      << Percent(r.planned_bytes[lv], r.activation_bytes)
+      << " of unoptimized)\n";
+  }
+  s << "  measured peak, unoptimized:   " << r.measured_peak_plain << "  ("
+    << Mib(r.measured_peak_plain) << ")\n";
+  s << "  measured peak, level " << r.level << ":       "
+    << r.measured_peak_planned << "  (" << Mib(r.measured_peak_planned)
+    << ", " << Percent(r.measured_peak_planned, r.measured_peak_plain)
+    << " of unoptimized)\n";
+  return s.str();
+}
+
+std::string RenderMemorySvg(const MemoryReport& r) {
+  const int steps = static_cast<int>(r.step_labels.size());
+  // Pinned buffers are drawn above the arena, stacked.
+  const size_t arena = r.plan.slot_bytes.empty() ? 0 : r.plan.slot_bytes[0];
+  size_t top = arena;
+  std::vector<size_t> y0(r.requests.size(), 0);
+  for (size_t i = 0; i < r.requests.size(); ++i) {
+    if (r.requests[i].shareable) {
+      y0[i] = r.plan.placements[i].offset;
+    } else if (r.requests[i].bytes) {
+      y0[i] = top;
+      top += mem::AlignUp(r.requests[i].bytes);
+    }
+  }
+  size_t ymax = std::max<size_t>(top, 1);
+  for (size_t b : r.live_bytes) ymax = std::max(ymax, b);
+  const double W = 960, H = 520, left = 90, right = 20, bottom = 120,
+               top_margin = 50;
+  const double pw = W - left - right, ph = H - top_margin - bottom;
+  auto X = [&](double step) { return left + pw * step / std::max(steps, 1); };
+  auto Y = [&](double bytes) { return top_margin + ph * (1 - bytes / ymax); };
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
+    << "\" height=\"" << H << "\" font-family=\"sans-serif\" "
+    << "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
+    << "fill=\"white\"/>\n";
+  s << "<text x=\"" << left << "\" y=\"20\" font-size=\"15\">Memory plan: "
+    << r.net_name << " (" << (r.phase == TRAIN ? "TRAIN" : "TEST")
+    << ", level " << r.level << ")</text>\n";
+  s << "<text x=\"" << left << "\" y=\"37\">planned "
+    << Mib(r.plan.total_bytes()) << " of activations vs "
+    << Mib(r.activation_bytes) << " unoptimized; lower bound "
+    << Mib(r.lower_bound + r.pinned_bytes) << "</text>\n";
+  std::hash<std::string> hasher;
+  for (size_t i = 0; i < r.requests.size(); ++i) {
+    const mem::BufferRequest& q = r.requests[i];
+    if (!q.bytes) continue;
+    const int first = q.shareable ? q.first_step : 0;
+    const int last = q.shareable ? q.last_step : steps - 1;
+    if (first >= steps) continue;
+    const size_t h = hasher(q.name);
+    const int hue = static_cast<int>(h % 360);
+    const bool diff = q.name.find("(diff)") != std::string::npos;
+    s << "<rect x=\"" << X(first) << "\" y=\"" << Y(y0[i] + q.bytes)
+      << "\" width=\"" << X(std::min(last, steps - 1) + 1) - X(first)
+      << "\" height=\"" << Y(y0[i]) - Y(y0[i] + q.bytes) << "\" fill=\"hsl("
+      << hue << "," << (q.shareable ? 65 : 10) << "%," << (diff ? 72 : 55)
+      << "%)\" stroke=\"white\" stroke-width=\"0.3\"><title>" << q.name
+      << ": " << q.bytes << " bytes, steps " << first << "-" << last
+      << (q.shareable ? "" : " (never shared)") << "</title></rect>\n";
+  }
+  // Live bytes per step and the lower bound.
+  s << "<polyline fill=\"none\" stroke=\"black\" stroke-width=\"1.5\" "
+       "points=\"";
+  for (int i = 0; i < steps; ++i)
+    s << X(i) << "," << Y(r.live_bytes[i]) << " " << X(i + 1) << ","
+      << Y(r.live_bytes[i]) << " ";
+  s << "\"/>\n";
+  const double lb = Y(r.lower_bound + r.pinned_bytes);
+  s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << lb
+    << "\" y2=\"" << lb << "\" stroke=\"red\" stroke-dasharray=\"6,4\"/>\n";
+  s << "<text x=\"" << left + pw - 4 << "\" y=\"" << lb - 4
+    << "\" fill=\"red\" text-anchor=\"end\">lower bound</text>\n";
+  // Axes.
+  s << "<line x1=\"" << left << "\" y1=\"" << top_margin << "\" x2=\"" << left
+    << "\" y2=\"" << top_margin + ph << "\" stroke=\"black\"/>\n";
+  s << "<line x1=\"" << left << "\" y1=\"" << top_margin + ph << "\" x2=\""
+    << left + pw << "\" y2=\"" << top_margin + ph << "\" stroke=\"black\"/>\n";
+  for (int t = 0; t <= 4; ++t) {
+    const double b = ymax * t / 4.0;
+    s << "<text x=\"" << left - 6 << "\" y=\"" << Y(b) + 4
+      << "\" text-anchor=\"end\">" << Mib(static_cast<size_t>(b))
+      << "</text>\n";
+  }
+  const int label_every = std::max(1, steps / 40);
+  for (int i = 0; i < steps; i += label_every) {
+    s << "<text transform=\"translate(" << X(i + 0.5) << ","
+      << top_margin + ph + 6 << ") rotate(60)\" font-size=\"9\">"
+      << r.step_labels[i] << "</text>\n";
+  }
+  s << "<text x=\"" << left << "\" y=\"" << H - 6
+    << "\">black: bytes live at each step; boxes: buffers at their planned "
+       "place (pale: never shared); red: lower bound</text>\n";
+  s << "</svg>\n";
+  return s.str();
+}
+
+}  // namespace caffe
