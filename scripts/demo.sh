@@ -29,7 +29,12 @@ rss=$(grep "Maximum resident set size" "$LOG" | awk '{print $NF}')
 echo "----------------------------------------------------------------"
 echo "LeNet on Fashion-MNIST: test accuracy $acc, test loss $loss"
 echo "training time ${secs}s, peak RSS $((rss / 1024)) MiB"
-grep -E "Memory plan|memory" "$LOG" | grep -v "^\s*$" | tail -5 || true
+echo
+echo "Memory (mem_param in $EX/lenet_train_test.prototxt):"
+grep "Memory plan for" "$LOG" | sed 's/.*Memory plan for/  plan for/'
+"$BUILD/tools/caffe" mem --model=$EX/lenet_train_test.prototxt \
+    --plot=$EX/lenet_memory.svg 2>/dev/null | sed -n '/^Totals/,$p' | sed 's/^/  /'
+echo "  (drawing of the plan: $EX/lenet_memory.svg)"
 /usr/bin/python3 - "$acc" <<'PY'
 import sys
 acc = float(sys.argv[1])

@@ -251,3 +251,49 @@ layer { name: "d" type: "Data" top: "data"
 
 }  // namespace
 }  // namespace caffe
+
+namespace caffe {
+namespace {
+
+// Every deploy net of models/ runs under `caffe time` (batch cut to 1 and
+// backward forced, so the whole forward-backward path is exercised).
+class DeployTimeTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeployTimeTest, RunsUnderCaffeTime) {
+  const std::string model = GetParam();
+  NetParameter p;
+  ReadNetParamsFromTextFileOrDie(
+      std::string(CAFFE_SOURCE_DIR) + "/models/" + model + "/deploy.prototxt",
+      &p);
+  p.set_force_backward(true);
+  bool found_input = false;
+  for (LayerParameter& l : *p.mutable_layer()) {
+    if (l.type() != "Input") continue;
+    for (BlobShape& s : *l.mutable_input_param()->mutable_shape())
+      s.set_dim(0, 1);
+    found_input = true;
+  }
+  ASSERT_TRUE(found_input) << model;
+  TempDir dir;
+  WriteProtoToTextFile(p, dir.file("deploy.prototxt"));
+  RunResult r = RunTool("caffe time --model=deploy.prototxt --iterations=1",
+                        dir.path());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Average Forward-Backward:"), std::string::npos)
+      << r.output;
+  // And the output is a probability distribution.
+  Net<float> net(p);
+  net.Forward();
+  const Blob<float>& prob = *net.blob_by_name("prob");
+  double sum = 0;
+  for (int i = 0; i < prob.count(); ++i) sum += prob.cpu_data()[i];
+  EXPECT_NEAR(sum, 1.0, 1e-4) << model;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DeployTimeTest,
+                         ::testing::Values("lenet", "cifar10_quick",
+                                           "caffenet", "alexnet", "googlenet",
+                                           "vgg16", "resnet50"));
+
+}  // namespace
+}  // namespace caffe
