@@ -9,6 +9,7 @@ PACKAGES=(
   libopenblas-dev libdnnl-dev
   libboost-dev libboost-filesystem-dev libboost-system-dev
   liblmdb-dev lmdb-utils libhdf5-dev
+  libleveldb-dev libsnappy-dev libopencv-dev
   libgtest-dev zlib1g-dev
   python3-numpy python3-protobuf python3-h5py python3-pytest
   dataset-fashion-mnist

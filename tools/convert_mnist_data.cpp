@@ -1,6 +1,6 @@
 // convert_mnist_data: converts MNIST-format idx files (plain or .gz) into a
 // database of Datums, as Caffe's tool of the same name.
-//   convert_mnist_data [--backend=lmdb] images labels db_path
+//   convert_mnist_data [--backend=lmdb|leveldb] images labels db_path
 #include <gflags/gflags.h>
 
 #include <iostream>
@@ -8,11 +8,12 @@
 #include "caffe/common.hpp"
 #include "caffe/util/mnist_convert.hpp"
 
-DEFINE_string(backend, "lmdb", "The backend for storing the result (lmdb)");
+DEFINE_string(backend, "lmdb",
+              "The backend for storing the result {lmdb, leveldb}");
 
 int main(int argc, char** argv) {
   ::gflags::SetUsageMessage(
-      "Converts the MNIST dataset to the lmdb format used by Caffe to load "
+      "Converts the MNIST dataset to the leveldb/lmdb format used by Caffe to load "
       "data.\n"
       "Usage:\n"
       "    convert_mnist_data [FLAGS] input_image_file input_label_file "

@@ -2,14 +2,17 @@
 //
 // Contract: GetFiller(param) returns the filler named by param.type()
 // (constant, gaussian with optional sparse, uniform, xavier, msra,
-// positive_unitball, bilinear) and throws caffe::Error for an unknown name.
+// positive_unitball, bilinear) and throws caffe::Error for an unknown name;
+// NewFilledBlob creates and fills a blob with it.
 // Fan-in is count/shape(0), fan-out is count/shape(1), as in Caffe 1.0.
 // All draws come from Caffe::rng(), so random_seed makes them repeatable.
 #ifndef CAFFE_FILLER_HPP_
 #define CAFFE_FILLER_HPP_
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "caffe/blob.hpp"
 #include "caffe/proto/caffe.pb.h"
@@ -164,6 +167,17 @@ Filler<Dtype>* GetFiller(const FillerParameter& param) {
                 << "\" (known: constant, gaussian, positive_unitball, "
                    "uniform, xavier, msra, bilinear)";
   return nullptr;
+}
+
+// A new blob of the given shape filled as param says: how a layer creates a
+// learnable blob that no model file gave it.
+template <typename Dtype>
+Blob<Dtype>* NewFilledBlob(const vector<int>& shape,
+                           const FillerParameter& param) {
+  std::unique_ptr<Blob<Dtype> > blob(new Blob<Dtype>(shape));
+  std::unique_ptr<Filler<Dtype> > filler(GetFiller<Dtype>(param));
+  filler->Fill(blob.get());
+  return blob.release();
 }
 
 }  // namespace caffe

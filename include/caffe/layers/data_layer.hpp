@@ -1,8 +1,9 @@
-// data_layer.hpp: "Data" reads Datum records from a database (LMDB).
+// data_layer.hpp: "Data" reads Datum records from a database (LMDB or
+// LevelDB); encoded records are decoded by the DataTransformer.
 //
 // Contract (Caffe 1.0): data_param.source names the database,
-// data_param.backend picks the backend (LMDB; LevelDB is not built and
-// throws), data_param.batch_size (> 0) records go into each batch, read in
+// data_param.backend picks the backend (LEVELDB, Caffe's default, or
+// LMDB), data_param.batch_size (> 0) records go into each batch, read in
 // key order and wrapping around to the first record after the last one.
 // rand_skip > 0 skips a random number of records in [0, rand_skip) once at
 // setup, so several nets do not see the same sequence.  top[0] is

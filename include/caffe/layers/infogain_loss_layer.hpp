@@ -23,6 +23,7 @@
 // Memory: forward copies the labels and H, so backward reads no bottom data;
 // the probabilities are internal (InternalBytes) unless top 1 exists, in
 // which case they are top 1's data and backward reads top data.
+// SoftmaxLabelLossLayer holds all but H, the loss and its gradient.
 #ifndef CAFFE_INFOGAIN_LOSS_LAYER_HPP_
 #define CAFFE_INFOGAIN_LOSS_LAYER_HPP_
 
@@ -32,16 +33,17 @@
 #include "caffe/layer.hpp"
 #include "caffe/layers/loss_layer.hpp"
 #include "caffe/layers/multinomial_logistic_loss_layer.hpp"
+#include "caffe/layers/softmax_label_loss_layer.hpp"
 #include "caffe/layers/softmax_layer.hpp"
 #include "caffe/proto/caffe.pb.h"
 
 namespace caffe {
 
 template <typename Dtype>
-class InfogainLossLayer : public LossLayer<Dtype> {
+class InfogainLossLayer : public SoftmaxLabelLossLayer<Dtype> {
  public:
   explicit InfogainLossLayer(const LayerParameter& param)
-      : LossLayer<Dtype>(param), prob_top_(param.top_size() >= 2) {}
+      : SoftmaxLabelLossLayer<Dtype>(param) {}
   void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                   const vector<Blob<Dtype>*>& top) override;
   void Reshape(const vector<Blob<Dtype>*>& bottom,
@@ -51,52 +53,33 @@ class InfogainLossLayer : public LossLayer<Dtype> {
   int ExactNumBottomBlobs() const override { return -1; }
   int MinBottomBlobs() const override { return 2; }
   int MaxBottomBlobs() const override { return 3; }
-  int ExactNumTopBlobs() const override { return -1; }
-  int MinTopBlobs() const override { return 1; }
-  int MaxTopBlobs() const override { return 2; }
   // Only the scores are differentiable (not the labels, not H).
   bool AllowForceBackward(const int bottom_index) const override {
     return bottom_index == 0;
   }
 
-  int BackwardReads() const override {
-    return prob_top_ ? kReadsTopData : kReadsNothing;
-  }
-  bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
-    const size_t prob_bytes =
-        prob_top_ ? 0 : static_cast<size_t>(prob_.count()) * sizeof(Dtype);
-    return prob_bytes + labels_.size() * sizeof(int) +
+    return SoftmaxLabelLossLayer<Dtype>::InternalBytes() +
            (infogain_.size() + sum_rows_H_.size()) * sizeof(Dtype);
   }
 
  protected:
+  // The inner softmax sees only the axis.
+  SoftmaxParameter SoftmaxParam() const override {
+    SoftmaxParameter p;
+    p.set_axis(this->layer_param_.infogain_loss_param().axis());
+    return p;
+  }
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                    const vector<Blob<Dtype>*>& top) override;
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
 
-  shared_ptr<SoftmaxLayer<Dtype> > softmax_layer_;
-  Blob<Dtype> prob_;
-  vector<Blob<Dtype>*> softmax_bottom_vec_;
-  vector<Blob<Dtype>*> softmax_top_vec_;
-  bool prob_top_;
   // H (row-major, K x K): from the source file, or copied from bottom 2 by
   // each forward; and its row sums.
   vector<Dtype> infogain_;
   vector<Dtype> sum_rows_H_;
-  bool has_ignore_label_ = false;
-  int ignore_label_ = 0;
-  LossParameter_NormalizationMode normalization_ =
-      LossParameter_NormalizationMode_VALID;
-  int axis_ = 1;
-  int outer_num_ = 0;
-  int inner_num_ = 0;
-  int num_labels_ = 0;
-  // Labels copied in forward, and how many were not ignored.
-  vector<int> labels_;
-  int valid_count_ = 0;
 };
 
 }  // namespace caffe

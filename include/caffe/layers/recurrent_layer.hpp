@@ -78,6 +78,38 @@ class RecurrentLayer : public Layer<Dtype> {
   // Names of the output blobs, one per (non-hidden) top.
   virtual void OutputBlobNames(vector<string>* names) const = 0;
 
+  // The parts of FillUnrolledNet that RNN and LSTM share; they differ only
+  // in these names and widths, so one description serves both.
+  struct UnrolledNetSpec {
+    string x_weight;  // input transform ("W_xh"); also prefixes its blobs
+    string x_bias;    // its bias ("b_h")
+    string h_weight;  // recurrent transform ("W_hh")
+    int width;        // outputs of each transform (H, or 4H for the gates)
+    // Order of the state Input layer's tops, as indices into
+    // RecurrentInputBlobNames (Caffe's LSTM lists c_0 before h_0).
+    vector<int> state_order;
+  };
+  // What AddUnrolledInputs leaves for the per-step layers.
+  struct UnrolledNetParts {
+    LayerParameter hidden;         // W * input over axis 2, without bias
+    LayerParameter biased_hidden;  // the same with a bias
+    LayerParameter* cont_slice = nullptr;  // cont, one top per step
+    LayerParameter* x_slice = nullptr;     // x_weight x, one top per step
+  };
+  // Checks num_output and adds the layers before the steps: the state
+  // Input, the cont slice, x_weight x + x_bias for all steps in one product
+  // (and x_weight_static x_static, reshaped to one step), and its slice.
+  void AddUnrolledInputs(const UnrolledNetSpec& spec, NetParameter* net_param,
+                         UnrolledNetParts* parts) const;
+  // Adds step t's (1-based) slice tops and layers computing
+  //     sum_top = h_weight (cont_t * h_{t-1}) + x_weight x_t [+ static]
+  // with the recurrent product named transform_name and the sum sum_name.
+  void AddUnrolledStepInput(const UnrolledNetSpec& spec, int t,
+                            const string& transform_name,
+                            const string& sum_name, const string& sum_top,
+                            NetParameter* net_param,
+                            UnrolledNetParts* parts) const;
+
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                    const vector<Blob<Dtype>*>& top) override;
   void Backward_cpu(const vector<Blob<Dtype>*>& top,

@@ -10,7 +10,8 @@
 // a NEW database at db_path; it returns the number of items.  Bad magic
 // numbers, mismatched counts, truncated files and an existing db_path throw
 // caffe::Error naming the file.  ComputeImageMean averages every Datum of a
-// database (uint8 data or float_data, all of one size) into a 1 x C x H x W
+// database (uint8 data, float_data or encoded images, which are decoded
+// keeping their channels; all of one size) into a 1 x C x H x W
 // BlobProto (legacy num/channels/height/width fields, as Caffe writes mean
 // files), optionally returning the per-channel means; it returns the
 // number of records read.

@@ -1,4 +1,3 @@
-#include <memory>
 #include <vector>
 
 #include "caffe/filler.hpp"
@@ -29,9 +28,7 @@ void BiasLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                            num_axes == -1 ? shape.end()
                                           : shape.begin() + axis + num_axes);
     this->blobs_.resize(1);
-    this->blobs_[0].reset(new Blob<Dtype>(bias_shape));
-    std::unique_ptr<Filler<Dtype> > filler(GetFiller<Dtype>(param.filler()));
-    filler->Fill(this->blobs_[0].get());
+    this->blobs_[0].reset(NewFilledBlob<Dtype>(bias_shape, param.filler()));
   }
   this->param_propagate_down_.resize(this->blobs_.size(), true);
 }

@@ -1,6 +1,5 @@
 #include "caffe/layers/embed_layer.hpp"
 
-#include <memory>
 #include <vector>
 
 #include "caffe/filler.hpp"
@@ -39,15 +38,11 @@ void EmbedLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
     }
   } else {
     this->blobs_.resize(expected_blobs);
-    this->blobs_[0].reset(new Blob<Dtype>(weight_shape));
-    std::unique_ptr<Filler<Dtype> > weight_filler(
-        GetFiller<Dtype>(p.weight_filler()));
-    weight_filler->Fill(this->blobs_[0].get());
+    this->blobs_[0].reset(
+        NewFilledBlob<Dtype>(weight_shape, p.weight_filler()));
     if (bias_term_) {
-      this->blobs_[1].reset(new Blob<Dtype>(vector<int>{N_}));
-      std::unique_ptr<Filler<Dtype> > bias_filler(
-          GetFiller<Dtype>(p.bias_filler()));
-      bias_filler->Fill(this->blobs_[1].get());
+      this->blobs_[1].reset(
+          NewFilledBlob<Dtype>(vector<int>{N_}, p.bias_filler()));
     }
   }
   this->param_propagate_down_.resize(this->blobs_.size(), true);

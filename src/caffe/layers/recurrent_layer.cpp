@@ -465,6 +465,126 @@ void RecurrentLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   }
 }
 
+template <typename Dtype>
+void RecurrentLayer<Dtype>::AddUnrolledInputs(const UnrolledNetSpec& spec,
+                                              NetParameter* net_param,
+                                              UnrolledNetParts* parts) const {
+  const RecurrentParameter& rp = this->layer_param_.recurrent_param();
+  CAFFE_CHECK_GT(static_cast<int>(rp.num_output()), 0)
+      << Context() << "recurrent_param.num_output must be positive";
+
+  // Templates for the layers repeated by the subclass and below.
+  LayerParameter& hidden = parts->hidden;
+  hidden.set_type("InnerProduct");
+  InnerProductParameter* ip = hidden.mutable_inner_product_param();
+  ip->set_num_output(spec.width);
+  ip->set_bias_term(false);
+  ip->set_axis(2);
+  *ip->mutable_weight_filler() = rp.weight_filler();
+  parts->biased_hidden = hidden;
+  parts->biased_hidden.mutable_inner_product_param()->set_bias_term(true);
+  *parts->biased_hidden.mutable_inner_product_param()
+       ->mutable_bias_filler() = rp.bias_filler();
+  LayerParameter slice;
+  slice.set_type("Slice");
+  slice.mutable_slice_param()->set_axis(0);
+
+  vector<string> state_names;
+  RecurrentInputBlobNames(&state_names);
+  vector<BlobShape> state_shapes;
+  RecurrentInputShapes(&state_shapes);
+  LayerParameter* state_input = net_param->add_layer();
+  state_input->set_name("state_input");
+  state_input->set_type("Input");
+  for (int i : spec.state_order) {
+    state_input->add_top(state_names[i]);
+    *state_input->mutable_input_param()->add_shape() = state_shapes[i];
+  }
+
+  parts->cont_slice = net_param->add_layer();
+  *parts->cont_slice = slice;
+  parts->cont_slice->set_name("cont_slice");
+  parts->cont_slice->add_bottom("cont");
+
+  // All steps' input transforms in one product.
+  const string x_product = spec.x_weight + "_x";
+  LayerParameter* x_transform = net_param->add_layer();
+  *x_transform = parts->biased_hidden;
+  x_transform->set_name("x_transform");
+  x_transform->add_param()->set_name(spec.x_weight);
+  x_transform->add_param()->set_name(spec.x_bias);
+  x_transform->add_bottom("x");
+  x_transform->add_top(x_product);
+  x_transform->add_propagate_down(true);
+
+  if (static_input_) {
+    // x_weight_static x_static, reshaped to one time step (N inferred, so
+    // the batch size may change).
+    LayerParameter* static_transform = net_param->add_layer();
+    *static_transform = hidden;
+    static_transform->mutable_inner_product_param()->set_axis(1);
+    static_transform->set_name(x_product + "_static");
+    static_transform->add_param()->set_name(spec.x_weight + "_static");
+    static_transform->add_bottom("x_static");
+    static_transform->add_top(x_product + "_static_preshape");
+    static_transform->add_propagate_down(true);
+
+    LayerParameter* reshape = net_param->add_layer();
+    reshape->set_type("Reshape");
+    reshape->set_name(x_product + "_static_reshape");
+    BlobShape* shape = reshape->mutable_reshape_param()->mutable_shape();
+    shape->add_dim(1);
+    shape->add_dim(-1);
+    shape->add_dim(spec.width);
+    reshape->add_bottom(x_product + "_static_preshape");
+    reshape->add_top(x_product + "_static");
+  }
+
+  parts->x_slice = net_param->add_layer();
+  *parts->x_slice = slice;
+  parts->x_slice->set_name(x_product + "_slice");
+  parts->x_slice->add_bottom(x_product);
+}
+
+template <typename Dtype>
+void RecurrentLayer<Dtype>::AddUnrolledStepInput(
+    const UnrolledNetSpec& spec, int t, const string& transform_name,
+    const string& sum_name, const string& sum_top, NetParameter* net_param,
+    UnrolledNetParts* parts) const {
+  const string tm1s = std::to_string(t - 1);
+  const string ts = std::to_string(t);
+  const string x_product = spec.x_weight + "_x";
+  parts->cont_slice->add_top("cont_" + ts);
+  parts->x_slice->add_top(x_product + "_" + ts);
+
+  // h_conted_{t-1} = cont_t * h_{t-1} (1 x N x H times 1 x N): cont_t = 0
+  // starts a new sequence.
+  LayerParameter* cont_h = net_param->add_layer();
+  cont_h->set_type("Scale");
+  cont_h->mutable_scale_param()->set_axis(0);
+  cont_h->set_name("h_conted_" + tm1s);
+  cont_h->add_bottom("h_" + tm1s);
+  cont_h->add_bottom("cont_" + ts);
+  cont_h->add_top("h_conted_" + tm1s);
+
+  const string h_product = spec.h_weight + "_h_" + tm1s;
+  LayerParameter* h_transform = net_param->add_layer();
+  *h_transform = parts->hidden;
+  h_transform->set_name(transform_name);
+  h_transform->add_param()->set_name(spec.h_weight);
+  h_transform->add_bottom("h_conted_" + tm1s);
+  h_transform->add_top(h_product);
+
+  LayerParameter* sum = net_param->add_layer();
+  sum->set_type("Eltwise");
+  sum->mutable_eltwise_param()->set_operation(EltwiseParameter_EltwiseOp_SUM);
+  sum->set_name(sum_name);
+  sum->add_bottom(h_product);
+  sum->add_bottom(x_product + "_" + ts);
+  if (static_input_) sum->add_bottom(x_product + "_static");
+  sum->add_top(sum_top);
+}
+
 INSTANTIATE_CLASS(RecurrentLayer);
 
 }  // namespace caffe

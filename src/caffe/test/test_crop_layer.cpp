@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "caffe/common.hpp"
 #include "caffe/layers/crop_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -20,52 +20,6 @@ namespace {
 template <typename Dtype>
 void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
   caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
-
-// Runs backward twice, the second time with every input the layer does not
-// declare in BackwardReads overwritten with NaN; the gradients must agree.
-template <typename Dtype>
-void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
-                        const vector<Blob<Dtype>*>& top) {
-  const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
-  vector<vector<Dtype> > grads[2];
-  vector<shared_ptr<Blob<Dtype> > > bottom_copy;
-  for (auto* b : bottom) {
-    bottom_copy.emplace_back(new Blob<Dtype>());
-    bottom_copy.back()->CopyFrom(*b, false, true);
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t i = 0; i < bottom.size(); ++i)
-      bottom[i]->CopyFrom(*bottom_copy[i]);
-    Caffe::set_random_seed(1234);
-    layer->Forward(bottom, top);
-    Caffe::set_random_seed(99);
-    for (auto* t : top)
-      caffe_rng_gaussian<Dtype>(t->count(), Dtype(0), Dtype(1),
-                                t->mutable_cpu_diff());
-    for (auto& p : layer->blobs())
-      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
-    if (pass == 1) {
-      const int reads = layer->BackwardReads();
-      if (!(reads & kReadsBottomData))
-        for (auto* b : bottom)
-          caffe_set(b->count(), nan, b->mutable_cpu_data());
-      if (!(reads & kReadsTopData))
-        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
-    }
-    layer->Backward(top, vector<bool>(bottom.size(), true), bottom);
-    for (auto* b : bottom)
-      grads[pass].emplace_back(b->cpu_diff(), b->cpu_diff() + b->count());
-    for (auto& p : layer->blobs())
-      grads[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
-  }
-  // Leave the inputs as they were for the caller.
-  for (size_t i = 0; i < bottom.size(); ++i)
-    bottom[i]->CopyFrom(*bottom_copy[i]);
-  ASSERT_EQ(grads[0].size(), grads[1].size());
-  for (size_t i = 0; i < grads[0].size(); ++i)
-    for (size_t j = 0; j < grads[0][i].size(); ++j)
-      EXPECT_EQ(grads[0][i][j], grads[1][i][j]) << "gradient " << i << "/" << j;
 }
 
 }  // namespace
@@ -199,7 +153,7 @@ TYPED_TEST(CropLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   CropLayer<Dtype> layer(this->Param(2, {1, 2}));
   layer.SetUp(this->bottom_vec_, this->top_vec_);
-  CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+  contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
 
 TYPED_TEST(CropLayerTest, BadParamsThrow) {

@@ -1,6 +1,8 @@
-// Tests of the database abstraction (db.hpp) and its LMDB backend.
+// Tests of the database abstraction (db.hpp) and its LMDB and LevelDB
+// backends.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -157,15 +159,145 @@ TEST_F(DBTest, NewOnExistingPathThrows) {
   }
 }
 
-TEST_F(DBTest, LevelDBIsNotBuilt) {
+TEST_F(DBTest, UnknownBackendThrows) {
   try {
-    delete db::GetDB(DataParameter_DB_LEVELDB);
+    delete db::GetDB("rocksdb");
     FAIL() << "expected caffe::Error";
   } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find("rocksdb")) << e.what();
+  }
+  EXPECT_THROW(delete db::GetDB(static_cast<DataParameter::DB>(7)), Error);
+}
+
+TEST_F(DBTest, LevelDBWriteReadRoundTrip) {
+  const string path = tmp_.file("db");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    txn->Put("key_b", "value b");
+    txn->Put("key_a", string("value\0a", 7));
+    txn->Commit();
+    txn->Put("key_c", "");
+    txn->Commit();
+  }
+  std::unique_ptr<db::DB> db(db::GetDB(DataParameter_DB_LEVELDB));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_a", cursor->key());
+  EXPECT_EQ(string("value\0a", 7), cursor->value());
+  cursor->Next();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_b", cursor->key());
+  EXPECT_EQ("value b", cursor->value());
+  cursor->Next();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_c", cursor->key());
+  EXPECT_EQ("", cursor->value());
+  cursor->Next();
+  EXPECT_FALSE(cursor->valid());
+  EXPECT_THROW(cursor->value(), Error);
+  cursor->SeekToFirst();
+  ASSERT_TRUE(cursor->valid());
+  EXPECT_EQ("key_a", cursor->key());
+}
+
+TEST_F(DBTest, LevelDBWriteModeAddsToExistingAndCreates) {
+  const string path = tmp_.file("db");
+  for (const char* value : {"one", "uno"}) {
+    // WRITE creates the store the first time and reopens it the second.
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::WRITE);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    txn->Put("1", value);
+    txn->Put(value, "x");
+    txn->Commit();
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  int n = 0;
+  for (; cursor->valid(); cursor->Next()) ++n;
+  EXPECT_EQ(3, n);
+  cursor->SeekToFirst();
+  EXPECT_EQ("uno", cursor->value());
+}
+
+TEST_F(DBTest, EmptyLevelDBCursorIsInvalid) {
+  const string path = tmp_.file("empty");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::NEW);
+  }
+  std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+  db->Open(path, db::READ);
+  std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+  EXPECT_FALSE(cursor->valid());
+}
+
+TEST_F(DBTest, MissingLevelDBThrowsNamingPathAndStatus) {
+  const string path = tmp_.file("does_not_exist");
+  std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+  try {
+    db->Open(path, db::READ);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    const string msg = e.what();
+    EXPECT_NE(string::npos, msg.find(path)) << msg;
+    // LevelDB's own status text.
+    EXPECT_NE(string::npos, msg.find("Invalid argument")) << msg;
+  }
+}
+
+TEST_F(DBTest, NewOnExistingLevelDBThrows) {
+  const string path = tmp_.file("db");
+  std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+  db->Open(path, db::NEW);
+  db->Close();
+  try {
+    db->Open(path, db::NEW);
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find(path)) << e.what();
+    EXPECT_NE(string::npos, string(e.what()).find("exists")) << e.what();
+  }
+}
+
+TEST_F(DBTest, TruncatedLevelDBThrowsNamingPath) {
+  const string path = tmp_.file("db");
+  {
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    for (int i = 0; i < 100; ++i)
+      txn->Put("k" + std::to_string(1000 + i), string(1000, 'a' + i % 26));
+    txn->Commit();
+  }
+  {
+    // Reopening moves the log into a table file.
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::WRITE);
+  }
+  // Cut every file of the store in half.
+  for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    const string name = entry.path().filename().string();
+    if (name == "LOCK" || name == "CURRENT" || name.rfind("LOG", 0) == 0)
+      continue;
+    const auto size = std::filesystem::file_size(entry.path());
+    std::filesystem::resize_file(entry.path(), size / 2);
+  }
+  try {
+    std::unique_ptr<db::DB> db(db::GetDB("leveldb"));
+    db->Open(path, db::READ);
+    std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+    for (; cursor->valid(); cursor->Next()) {
+    }
+    FAIL() << "expected caffe::Error";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find(path)) << e.what();
     EXPECT_NE(string::npos, string(e.what()).find("LevelDB")) << e.what();
   }
-  EXPECT_THROW(delete db::GetDB("leveldb"), Error);
-  EXPECT_THROW(delete db::GetDB("rocksdb"), Error);
 }
 
 }  // namespace caffe

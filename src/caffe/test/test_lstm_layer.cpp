@@ -14,33 +14,16 @@
 #include "caffe/layers/lstm_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
+#include "caffe/test/test_recurrent_util.hpp"
 
 namespace caffe {
 
 using contract_test::CheckBackwardReads;
+using recurrent_test::FillFixed;
+using recurrent_test::MatVec;
+using recurrent_test::Row;
 
 namespace {
-
-template <typename Dtype>
-void FillFixed(Blob<Dtype>* blob, int salt) {
-  Dtype* d = blob->mutable_cpu_data();
-  for (int i = 0; i < blob->count(); ++i)
-    d[i] = Dtype(0.1) * static_cast<Dtype>(((i * 7 + salt * 5) % 13) - 6);
-}
-
-template <typename Dtype>
-vector<double> MatVec(const Blob<Dtype>& W, const vector<double>& v) {
-  const int rows = W.shape(0), cols = W.shape(1);
-  vector<double> out(rows, 0.0);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) out[r] += W.cpu_data()[r * cols + c] * v[c];
-  return out;
-}
-
-template <typename Dtype>
-vector<double> Row(const Blob<Dtype>& b, int offset, int n) {
-  return vector<double>(b.cpu_data() + offset, b.cpu_data() + offset + n);
-}
 
 double Sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
 
@@ -108,19 +91,7 @@ class LSTMLayerTest : public ::testing::Test {
     top_ = {&top_h_};
   }
   LayerParameter Param(bool expose_hidden = false) const {
-    LayerParameter p;
-    p.set_name("lstm");
-    p.set_type("LSTM");
-    RecurrentParameter* rp = p.mutable_recurrent_param();
-    rp->set_num_output(kH);
-    rp->mutable_weight_filler()->set_type("uniform");
-    rp->mutable_weight_filler()->set_min(-0.5);
-    rp->mutable_weight_filler()->set_max(0.5);
-    rp->mutable_bias_filler()->set_type("uniform");
-    rp->mutable_bias_filler()->set_min(-0.5);
-    rp->mutable_bias_filler()->set_max(0.5);
-    rp->set_expose_hidden(expose_hidden);
-    return p;
+    return recurrent_test::RecurrentParam("LSTM", "lstm", kH, expose_hidden);
   }
   void FixWeights(Layer<Dtype>* layer) {
     for (size_t k = 0; k < layer->blobs().size(); ++k)

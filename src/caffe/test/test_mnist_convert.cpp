@@ -151,33 +151,35 @@ TEST_F(MnistConvertTest, MissingInputAndExistingOutput) {
   ExpectErrorContaining([&] { ConvertMnist(images_, labels_file_, db, "lmdb"); },
                         db);
   ExpectErrorContaining(
-      [&] { ConvertMnist(images_, labels_file_, tmp_.file("x"), "leveldb"); },
-      "LevelDB");
+      [&] { ConvertMnist(images_, labels_file_, tmp_.file("x"), "rocksdb"); },
+      "rocksdb");
 }
 
 TEST_F(MnistConvertTest, ComputeImageMeanOfConvertedDb) {
   MakeInputs(4, false);
-  const string db = tmp_.file("db");
-  ConvertMnist(images_, labels_file_, db, "lmdb");
-  BlobProto mean;
-  vector<double> channel_means;
-  EXPECT_EQ(4, ComputeImageMean(db, "lmdb", &mean, &channel_means));
-  EXPECT_EQ(1, mean.num());
-  EXPECT_EQ(1, mean.channels());
-  EXPECT_EQ(3, mean.height());
-  EXPECT_EQ(4, mean.width());
-  ASSERT_EQ(12, mean.data_size());
-  double total = 0;
-  for (int j = 0; j < 12; ++j) {
-    double expected = 0;
-    for (int i = 0; i < 4; ++i)
-      expected += static_cast<unsigned char>(pixels_[i][j]);
-    expected /= 4;
-    EXPECT_NEAR(expected, mean.data(j), 1e-4);
-    total += expected;
+  for (const string backend : {"lmdb", "leveldb"}) {
+    const string db = tmp_.file("db_" + backend);
+    ConvertMnist(images_, labels_file_, db, backend);
+    BlobProto mean;
+    vector<double> channel_means;
+    EXPECT_EQ(4, ComputeImageMean(db, backend, &mean, &channel_means));
+    EXPECT_EQ(1, mean.num());
+    EXPECT_EQ(1, mean.channels());
+    EXPECT_EQ(3, mean.height());
+    EXPECT_EQ(4, mean.width());
+    ASSERT_EQ(12, mean.data_size());
+    double total = 0;
+    for (int j = 0; j < 12; ++j) {
+      double expected = 0;
+      for (int i = 0; i < 4; ++i)
+        expected += static_cast<unsigned char>(pixels_[i][j]);
+      expected /= 4;
+      EXPECT_NEAR(expected, mean.data(j), 1e-4);
+      total += expected;
+    }
+    ASSERT_EQ(1u, channel_means.size());
+    EXPECT_NEAR(total / 12, channel_means[0], 1e-6);
   }
-  ASSERT_EQ(1u, channel_means.size());
-  EXPECT_NEAR(total / 12, channel_means[0], 1e-6);
 }
 
 TEST_F(MnistConvertTest, ComputeImageMeanFloatMultiChannel) {

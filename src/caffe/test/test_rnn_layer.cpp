@@ -17,36 +17,17 @@
 #include "caffe/net.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
+#include "caffe/test/test_recurrent_util.hpp"
 #include "caffe/util/io.hpp"
 
 namespace caffe {
 
 using contract_test::CheckBackwardReads;
+using recurrent_test::FillFixed;
+using recurrent_test::MatVec;
+using recurrent_test::Row;
 
 namespace {
-
-// Deterministic weights in [-0.6, 0.6], different per blob.
-template <typename Dtype>
-void FillFixed(Blob<Dtype>* blob, int salt) {
-  Dtype* d = blob->mutable_cpu_data();
-  for (int i = 0; i < blob->count(); ++i)
-    d[i] = Dtype(0.1) * static_cast<Dtype>(((i * 7 + salt * 5) % 13) - 6);
-}
-
-// out = W v, W rows x cols row-major.
-template <typename Dtype>
-vector<double> MatVec(const Blob<Dtype>& W, const vector<double>& v) {
-  const int rows = W.shape(0), cols = W.shape(1);
-  vector<double> out(rows, 0.0);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c) out[r] += W.cpu_data()[r * cols + c] * v[c];
-  return out;
-}
-
-template <typename Dtype>
-vector<double> Row(const Blob<Dtype>& b, int offset, int n) {
-  return vector<double>(b.cpu_data() + offset, b.cpu_data() + offset + n);
-}
 
 // The RNN written as a loop.  blobs: W_xh, b_h, [W_xh_static], W_hh, W_ho,
 // b_o.  h is the initial state (N x H) on entry and the final one on exit.
@@ -111,19 +92,7 @@ class RNNLayerTest : public ::testing::Test {
     top_ = {&top_o_};
   }
   LayerParameter Param(bool expose_hidden = false) const {
-    LayerParameter p;
-    p.set_name("rnn");
-    p.set_type("RNN");
-    RecurrentParameter* rp = p.mutable_recurrent_param();
-    rp->set_num_output(kH);
-    rp->mutable_weight_filler()->set_type("uniform");
-    rp->mutable_weight_filler()->set_min(-0.5);
-    rp->mutable_weight_filler()->set_max(0.5);
-    rp->mutable_bias_filler()->set_type("uniform");
-    rp->mutable_bias_filler()->set_min(-0.5);
-    rp->mutable_bias_filler()->set_max(0.5);
-    rp->set_expose_hidden(expose_hidden);
-    return p;
+    return recurrent_test::RecurrentParam("RNN", "rnn", kH, expose_hidden);
   }
   void FixWeights(Layer<Dtype>* layer) {
     for (size_t k = 0; k < layer->blobs().size(); ++k)

@@ -1,27 +1,17 @@
 #include "caffe/util/db.hpp"
 
+#include "caffe/util/db_leveldb.hpp"
 #include "caffe/util/db_lmdb.hpp"
 
 namespace caffe {
 namespace db {
-
-namespace {
-// LevelDB is an optional backend; until it is built in, say so plainly
-// rather than failing later with a confusing open error.
-[[noreturn]] void NoLevelDB() {
-  CAFFE_THROW() << "LevelDB support is not built into this LeanCaffe build; "
-                   "use backend: LMDB (or --backend=lmdb), or convert the "
-                   "database to LMDB";
-  throw Error("unreachable");
-}
-}  // namespace
 
 DB* GetDB(DataParameter::DB backend) {
   switch (backend) {
     case DataParameter_DB_LMDB:
       return new LMDB();
     case DataParameter_DB_LEVELDB:
-      NoLevelDB();
+      return new LevelDB();
   }
   CAFFE_THROW() << "Unknown database backend " << static_cast<int>(backend);
   return nullptr;
@@ -29,7 +19,7 @@ DB* GetDB(DataParameter::DB backend) {
 
 DB* GetDB(const string& backend) {
   if (backend == "lmdb") return new LMDB();
-  if (backend == "leveldb") NoLevelDB();
+  if (backend == "leveldb") return new LevelDB();
   CAFFE_THROW() << "Unknown database backend \"" << backend
                 << "\" (known: lmdb, leveldb)";
   return nullptr;

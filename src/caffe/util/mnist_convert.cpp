@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "caffe/util/db.hpp"
+#include "caffe/util/image_io.hpp"
 
 namespace caffe {
 
@@ -54,6 +55,14 @@ class IdxReader {
   gzFile file_;
   DISABLE_COPY_AND_ASSIGN(IdxReader);
 };
+
+void DecodeRecord(const string& key, const string& db_path, Datum* datum) {
+  try {
+    DecodeDatumNative(datum);
+  } catch (const Error& e) {
+    throw Error("Record '" + key + "' in '" + db_path + "': " + e.what());
+  }
+}
 
 string FormatKey(int item_id) {
   char buffer[16];
@@ -134,9 +143,8 @@ int ComputeImageMean(const string& db_path, const string& backend,
   CAFFE_CHECK(datum.ParseFromString(cursor->value()))
       << "Record '" << cursor->key() << "' in '" << db_path
       << "' is not a Datum";
-  CAFFE_CHECK(!datum.encoded())
-      << "Database '" << db_path << "' holds encoded images, which this "
-      << "build cannot decode yet";
+  // Encoded images are averaged as the pixels they decode to.
+  if (datum.encoded()) DecodeRecord(cursor->key(), db_path, &datum);
   const int channels = datum.channels();
   const int height = datum.height();
   const int width = datum.width();
@@ -152,9 +160,7 @@ int ComputeImageMean(const string& db_path, const string& backend,
     CAFFE_CHECK(datum.ParseFromString(cursor->value()))
         << "Record '" << cursor->key() << "' in '" << db_path
         << "' is not a Datum";
-    CAFFE_CHECK(!datum.encoded())
-        << "Record '" << cursor->key() << "' in '" << db_path
-        << "' is encoded, which this build cannot decode yet";
+    if (datum.encoded()) DecodeRecord(cursor->key(), db_path, &datum);
     const string& data = datum.data();
     const size_t size_in_datum =
         std::max<size_t>(data.size(), datum.float_data_size());

@@ -1,0 +1,93 @@
+#include "caffe/util/db_leveldb.hpp"
+
+namespace caffe {
+namespace db {
+
+void LevelDB::Open(const string& source, Mode mode) {
+  Close();
+  source_ = source;
+  leveldb::Options options;
+  options.block_size = 65536;
+  options.write_buffer_size = 268435456;
+  options.max_open_files = 100;
+  options.error_if_exists = (mode == NEW);
+  options.create_if_missing = (mode != READ);
+  // Damage found while opening is an error, not something to skip over.
+  options.paranoid_checks = true;
+  leveldb::DB* db = nullptr;
+  const leveldb::Status status = leveldb::DB::Open(options, source, &db);
+  if (!status.ok()) {
+    delete db;
+    CAFFE_THROW() << "LevelDB open failed for '" << source
+                  << "': " << status.ToString();
+  }
+  db_.reset(db);
+  LOG(INFO) << "Opened leveldb " << source;
+}
+
+LevelDBCursor* LevelDB::NewCursor() {
+  CAFFE_CHECK(db_) << "NewCursor on a LevelDB that is not open";
+  leveldb::ReadOptions options;
+  options.verify_checksums = true;
+  // A full pass over a training set would only evict hot blocks.
+  options.fill_cache = false;
+  return new LevelDBCursor(db_->NewIterator(options), source_);
+}
+
+LevelDBTransaction* LevelDB::NewTransaction() {
+  CAFFE_CHECK(db_) << "NewTransaction on a LevelDB that is not open";
+  return new LevelDBTransaction(db_.get(), source_);
+}
+
+LevelDBCursor::LevelDBCursor(leveldb::Iterator* iter, const string& source)
+    : iter_(iter), source_(source) {
+  SeekToFirst();
+}
+
+void LevelDBCursor::CheckStatus(const char* what) {
+  const leveldb::Status status = iter_->status();
+  if (!status.ok()) {
+    CAFFE_THROW() << "LevelDB " << what << " failed for '" << source_
+                  << "': " << status.ToString();
+  }
+}
+
+void LevelDBCursor::SeekToFirst() {
+  iter_->SeekToFirst();
+  CheckStatus("cursor read");
+}
+
+void LevelDBCursor::Next() {
+  CAFFE_CHECK(iter_->Valid()) << "Next() on an exhausted LevelDB cursor ('"
+                              << source_ << "')";
+  iter_->Next();
+  CheckStatus("cursor read");
+}
+
+string LevelDBCursor::key() {
+  CAFFE_CHECK(iter_->Valid()) << "key() on an exhausted LevelDB cursor ('"
+                              << source_ << "')";
+  return iter_->key().ToString();
+}
+
+string LevelDBCursor::value() {
+  CAFFE_CHECK(iter_->Valid()) << "value() on an exhausted LevelDB cursor ('"
+                              << source_ << "')";
+  return iter_->value().ToString();
+}
+
+void LevelDBTransaction::Put(const string& key, const string& value) {
+  batch_.Put(key, value);
+}
+
+void LevelDBTransaction::Commit() {
+  const leveldb::Status status = db_->Write(leveldb::WriteOptions(), &batch_);
+  batch_.Clear();
+  if (!status.ok()) {
+    CAFFE_THROW() << "LevelDB write failed for '" << source_
+                  << "': " << status.ToString();
+  }
+}
+
+}  // namespace db
+}  // namespace caffe
