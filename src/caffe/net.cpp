@@ -226,6 +226,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
         << "gradients instead of " << plan.unshared_bytes << " ("
         << plan.shared_bytes << " shared, " << plan.pinned_bytes
         << " pinned; lower bound " << plan.lower_bound << ")";
+    if (mp.print_log()) memory_->LogPlan();
   }
 }
 
@@ -438,6 +439,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
+    if (memory_) memory_->BeforeStep(memory_->ForwardStep(i));
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
@@ -476,6 +478,7 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       << "to run backward on it";
   for (int i = start; i >= end; --i) {
     if (!layer_need_backward_[i]) continue;
+    if (memory_) memory_->BeforeStep(memory_->BackwardStep(i));
     try {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
                            bottom_vecs_[i]);

@@ -18,6 +18,11 @@
 //    so a layer that reads a dead buffer (a wrong declaration) shows NaN.
 //  * A TEST-phase net is planned for forward only; Backward on it is
 //    refused with an error rather than computed from reused memory.
+//  * release: DYNAMIC allocates nothing ahead: each shared buffer takes a
+//    block from a caching pool just before its first use (BeforeStep) and
+//    gives it back after its last use (AfterStep); the pool keeps freed
+//    blocks for reuse (best fit), so steady-state iterations allocate
+//    nothing.
 #ifndef CAFFE_MEM_NET_MEMORY_HPP_
 #define CAFFE_MEM_NET_MEMORY_HPP_
 
@@ -56,8 +61,14 @@ class NetMemory {
   // True when the blobs still view the memory the plan gave them.
   bool StillApplied() const;
 
-  // Called by the net after each step (check mode poisons dead buffers).
+  // Called by the net around each step: DYNAMIC release hands out and takes
+  // back pool blocks; check mode poisons dead buffers.
+  void BeforeStep(int step);
   void AfterStep(int step);
+  // Logs every buffer's lifetime, place and size, and the totals.
+  void LogPlan() const;
+  // Bytes the DYNAMIC pool holds (0 for STATIC).
+  size_t pool_bytes() const { return pool_bytes_; }
   int ForwardStep(int layer_id) const { return layer_id; }
   int BackwardStep(int layer_id) const { return 2 * num_layers_ - 1 - layer_id; }
   bool forward_only() const { return forward_only_; }
@@ -89,6 +100,16 @@ class NetMemory {
   // Owned memory of the plan's slots.
   std::vector<std::shared_ptr<char> > slots_;
   std::vector<std::vector<int> > dying_at_step_;  // request ids per step
+  std::vector<std::vector<int> > born_at_step_;   // DYNAMIC: ids per step
+  bool dynamic_ = false;
+  // DYNAMIC: free blocks by size, the block each live request holds, and
+  // which request last took over a dead request's block.
+  std::multimap<size_t, char*> free_blocks_;
+  std::map<int, std::pair<char*, size_t> > held_;
+  std::map<char*, int> block_owner_;
+  std::map<int, int> reused_by_;
+  size_t pool_bytes_ = 0;
+  std::vector<std::shared_ptr<char> > retired_;
   std::vector<std::pair<SyncedMemory*, int> > applied_;  // memory, request
 };
 

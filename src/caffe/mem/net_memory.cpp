@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <set>
+#include <sstream>
 
 #include "caffe/net.hpp"
 
@@ -156,9 +157,28 @@ void NetMemory<Dtype>::PlanAndApply() {
 
 template <typename Dtype>
 void NetMemory<Dtype>::Apply() {
+  // Blobs may still point into blocks of a DYNAMIC pool until their next
+  // BeforeStep: keep those blocks alive.
+  if (dynamic_)
+    retired_.insert(retired_.end(), slots_.begin(), slots_.end());
   slots_.clear();
   applied_.clear();
   dying_at_step_.assign(num_steps(), std::vector<int>());
+  born_at_step_.assign(num_steps(), std::vector<int>());
+  dynamic_ = param_.release() == MemoryOptimizationParameter_Release_DYNAMIC;
+  free_blocks_.clear();
+  held_.clear();
+  block_owner_.clear();
+  reused_by_.clear();
+  pool_bytes_ = 0;
+  if (dynamic_) {
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      if (!requests_[i].shareable || requests_[i].bytes == 0) continue;
+      born_at_step_[requests_[i].first_step].push_back(static_cast<int>(i));
+      dying_at_step_[requests_[i].last_step].push_back(static_cast<int>(i));
+    }
+    return;
+  }
   // Only slots that hold shared buffers are allocated by the plan; pinned
   // buffers keep their own (lazily allocated) SyncedMemory.
   std::vector<bool> slot_used(plan_.slot_bytes.size(), false);
@@ -203,13 +223,92 @@ void NetMemory<Dtype>::Poison(int request_index) {
 }
 
 template <typename Dtype>
+void NetMemory<Dtype>::BeforeStep(int step) {
+  if (!dynamic_ || step < 0 || step >= num_steps()) return;
+  for (int r : born_at_step_[step]) {
+    if (held_.count(r)) continue;  // a partial pass may repeat a step
+    const size_t bytes = mem::AlignUp(requests_[r].bytes);
+    auto it = free_blocks_.lower_bound(bytes);  // best fit
+    char* block;
+    size_t size;
+    if (it != free_blocks_.end()) {
+      block = it->second;
+      size = it->first;
+      free_blocks_.erase(it);
+      auto owner = block_owner_.find(block);
+      if (owner != block_owner_.end()) reused_by_[owner->second] = r;
+    } else {
+      void* p = nullptr;
+      CaffeMallocHost(&p, bytes);
+      slots_.push_back(std::shared_ptr<char>(static_cast<char*>(p),
+                                             CaffeFreeHost));
+      block = slots_.back().get();
+      size = bytes;
+      pool_bytes_ += bytes;
+    }
+    block_owner_[block] = r;
+    held_[r] = {block, size};
+    buffers_[r].memory->set_cpu_data(block);
+  }
+}
+
+template <typename Dtype>
 void NetMemory<Dtype>::AfterStep(int step) {
-  if (!param_.check() || step < 0 || step >= num_steps()) return;
-  for (int r : dying_at_step_[step]) Poison(r);
+  if (step < 0 || step >= num_steps()) return;
+  if (param_.check())
+    for (int r : dying_at_step_[step]) Poison(r);
+  if (!dynamic_) return;
+  for (int r : dying_at_step_[step]) {
+    auto it = held_.find(r);
+    if (it == held_.end()) continue;
+    free_blocks_.emplace(it->second.second, it->second.first);
+    held_.erase(it);
+  }
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::LogPlan() const {
+  LOG(INFO) << "Memory plan (level " << plan_.level << ", "
+            << (dynamic_ ? "DYNAMIC" : "STATIC") << "), steps 0-"
+            << num_steps() - 1 << ":";
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    const mem::BufferRequest& r = requests_[i];
+    std::ostringstream s;
+    s << "  " << r.name << ": " << r.bytes << " bytes, steps "
+      << r.first_step << "-" << r.last_step;
+    if (buffers_[i].pinned) {
+      s << ", own memory (" << buffers_[i].pin_reason << ")";
+    } else {
+      s << ", slot " << plan_.placements[i].slot << " offset "
+        << plan_.placements[i].offset;
+    }
+    LOG(INFO) << s.str();
+  }
+  LOG(INFO) << "  total " << plan_.total_bytes() << " bytes (shared "
+            << plan_.shared_bytes << ", pinned " << plan_.pinned_bytes
+            << "); unshared " << plan_.unshared_bytes << "; lower bound "
+            << plan_.lower_bound;
 }
 
 template <typename Dtype>
 std::string NetMemory<Dtype>::ReadableError(int blob_id) const {
+  if (dynamic_) {
+    for (size_t i = 0; i < buffers_.size(); ++i) {
+      const Buffer& b = buffers_[i];
+      if (b.is_diff || !requests_[i].shareable) continue;
+      if (std::find(b.blob_ids.begin(), b.blob_ids.end(), blob_id) ==
+          b.blob_ids.end())
+        continue;
+      auto it = reused_by_.find(static_cast<int>(i));
+      if (it == reused_by_.end()) return "";
+      return "blob '" + net_->blob_names()[blob_id] +
+             "' is not readable: its memory is reused by '" +
+             buffers_[it->second].name +
+             "' after its last use (mem_param). Add exclude_blob: \"" +
+             net_->blob_names()[blob_id] + "\" to mem_param to keep it.";
+    }
+    return "";
+  }
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const Buffer& b = buffers_[i];
     if (b.is_diff || !requests_[i].shareable) continue;

@@ -82,6 +82,11 @@ TEST_P(MemOptimizeZooTest, TrainingIsBitIdentical) {
     ExpectBitIdentical(base, opt,
                        m.name + " level " + std::to_string(level));
     EXPECT_LT(opt.planned_bytes, opt.unshared_bytes) << m.name;
+    if (level == 1) {
+      // The same with blocks taken from a pool at first use.
+      mp.set_release(MemoryOptimizationParameter_Release_DYNAMIC);
+      ExpectBitIdentical(base, Train(net, &mp, iters), m.name + " DYNAMIC");
+    }
     if (level == 2) {
       // The arena must actually save memory: at most 75% of unshared.
       EXPECT_LT(opt.planned_bytes, opt.unshared_bytes * 3 / 4) << m.name;
@@ -137,6 +142,20 @@ layer { name: "ip3" type: "InnerProduct" bottom: "a2" top: "out"
   inner_product_param { num_output: 3 weight_filler { type: "gaussian" } } }
 )";
 
+const char* kSideBranch = R"(
+name: "side"
+layer { name: "in" type: "Input" top: "x" top: "t"
+  input_param { shape { dim: 2 dim: 8 } shape { dim: 2 dim: 4 } } }
+layer { name: "ip1" type: "InnerProduct" bottom: "x" top: "h1"
+  inner_product_param { num_output: 8 weight_filler { type: "gaussian" } } }
+layer { name: "slice" type: "Slice" bottom: "h1" top: "s1" top: "s2"
+  slice_param { axis: 1 slice_point: 4 } }
+layer { name: "ip2" type: "InnerProduct" bottom: "s1" top: "p"
+  inner_product_param { num_output: 4 weight_filler { type: "gaussian" } } }
+layer { name: "loss" type: "EuclideanLoss" bottom: "p" bottom: "t" top: "loss" }
+layer { name: "side" type: "TanH" bottom: "s2" top: "side" }
+)";
+
 TEST(MemOptimizeTest, ReadingAReusedBlobIsRefusedWithTheFix) {
   NetParameter p;
   ReadProtoFromTextString(kChain, "chain", &p);
@@ -163,6 +182,40 @@ TEST(MemOptimizeTest, ReadingAReusedBlobIsRefusedWithTheFix) {
   EXPECT_TRUE(plain.blob_readable("h1"));
 }
 
+TEST(MemOptimizeTest, DebugInfoAndPrintLogKeepWorking) {
+  // The fork that introduced mem_param turned it off under debug_info;
+  // here both work together and change nothing.
+  NetParameter p;
+  ReadProtoFromTextString(kSideBranch, "side", &p);
+  p.mutable_state()->set_phase(TRAIN);
+  const Trajectory base = Train(p, nullptr, 3);
+  p.set_debug_info(true);
+  MemoryOptimizationParameter mp;
+  mp.set_print_log(true);
+  mp.set_check(true);
+  const Trajectory opt = Train(p, &mp, 3);
+  ExpectBitIdentical(base, opt, "debug_info");
+  EXPECT_LT(opt.planned_bytes, opt.unshared_bytes);
+}
+
+TEST(MemOptimizeTest, DynamicReleaseReusesPoolBlocks) {
+  NetParameter p;
+  ReadProtoFromTextString(kChain, "chain", &p);
+  p.mutable_state()->set_phase(TEST);
+  p.mutable_mem_param()->set_optimize_test(true);
+  p.mutable_mem_param()->set_release(MemoryOptimizationParameter_Release_DYNAMIC);
+  Net<float> net(p);
+  net.Forward();
+  const size_t pool = net.memory()->pool_bytes();
+  EXPECT_GT(pool, 0u);
+  EXPECT_LT(pool, net.memory()->plan().unshared_bytes);
+  net.Forward();  // steady state: nothing new allocated
+  EXPECT_EQ(net.memory()->pool_bytes(), pool);
+  const std::string err = net.BlobReadableError("h1");
+  EXPECT_NE(err.find("reused by"), std::string::npos) << err;
+  EXPECT_TRUE(net.blob_readable("out"));
+}
+
 TEST(MemOptimizeTest, OptimizeTrainOffLeavesTheNetAlone) {
   NetParameter p;
   ReadProtoFromTextString(kChain, "chain", &p);
@@ -177,19 +230,6 @@ TEST(MemOptimizeTest, OptimizeTrainOffLeavesTheNetAlone) {
   EXPECT_EQ(test_net.memory(), nullptr);
 }
 
-const char* kSideBranch = R"(
-name: "side"
-layer { name: "in" type: "Input" top: "x" top: "t"
-  input_param { shape { dim: 2 dim: 8 } shape { dim: 2 dim: 4 } } }
-layer { name: "ip1" type: "InnerProduct" bottom: "x" top: "h1"
-  inner_product_param { num_output: 8 weight_filler { type: "gaussian" } } }
-layer { name: "slice" type: "Slice" bottom: "h1" top: "s1" top: "s2"
-  slice_param { axis: 1 slice_point: 4 } }
-layer { name: "ip2" type: "InnerProduct" bottom: "s1" top: "p"
-  inner_product_param { num_output: 4 weight_filler { type: "gaussian" } } }
-layer { name: "loss" type: "EuclideanLoss" bottom: "p" bottom: "t" top: "loss" }
-layer { name: "side" type: "TanH" bottom: "s2" top: "side" }
-)";
 
 TEST(MemOptimizeTest, DiffReadBeforeWrittenIsPinned) {
   // Slice's backward reads the diff of s2, whose consumer (TanH) is not
