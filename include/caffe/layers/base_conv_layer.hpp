@@ -17,9 +17,19 @@
 //  * All bottoms must have the same shape; top i is computed from bottom i
 //    with the shared weights.
 //
+// Engines: for float 2-D convolution (not force_nd_im2col) with engine
+// DEFAULT (or CUDNN, which a CPU build cannot honour) and a build with
+// USE_DNNL, Convolution runs on oneDNN (util/dnnl_conv.hpp); engine CAFFE,
+// double, N-D and anything oneDNN cannot run use im2col + GEMM.  Reshape
+// picks the engine; a few oneDNN setups are cached per layer by shape.
+// The oneDNN engine's reorder buffers and scratchpad use the same shared
+// workspace as the column buffer, and WorkspaceBytes() reports its need.
+//
 // Memory: the im2col column buffer is NOT per-layer state.  Every
-// convolution and deconvolution layer of one Dtype running on one thread
-// shares one workspace (thread_local), grown to the largest size needed and
+// convolution and deconvolution layer (and other layers' per-call scratch,
+// e.g. oneDNN pooling) running on one thread shares one workspace
+// (util/parallel.hpp SharedWorkspace, thread_local), grown to the largest
+// size needed and
 // never kept meaningful between Forward and Backward (Backward redoes
 // im2col).  So InternalBytes() is 0; a planner that wants to account for the
 // workspace uses WorkspaceBytes() (this layer's need after Reshape) and the
@@ -27,11 +37,13 @@
 #ifndef CAFFE_BASE_CONVOLUTION_LAYER_HPP_
 #define CAFFE_BASE_CONVOLUTION_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/blob.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/proto/caffe.pb.h"
+#include "caffe/util/dnnl_conv.hpp"
 
 namespace caffe {
 
@@ -54,11 +66,14 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override { return 0; }
 
-  // Bytes of shared column workspace this layer needs (0 for 1x1 kernels
-  // with unit stride and no padding, which multiply the input directly).
+  // Bytes of shared workspace this layer needs: for im2col the column
+  // buffer (0 for 1x1 kernels with unit stride and no padding, which
+  // multiply the input directly); for oneDNN its scratchpad and reorders.
   size_t WorkspaceBytes() const;
-  // Bytes currently held by the calling thread's shared workspace for this
-  // Dtype: the largest need among the layers run on this thread so far.
+  // True when the last Reshape chose the oneDNN engine.
+  bool UsesDnnl() const { return dnnl_ != nullptr; }
+  // Bytes currently held by the calling thread's shared workspace: the
+  // largest need among the layers run on this thread so far.
   static size_t ColBufferBytes();
   // Frees the calling thread's workspace (it regrows on demand).
   static void ReleaseColBuffer();
@@ -79,6 +94,8 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   void backward_cpu_bias(Dtype* bias, const Dtype* input);
 
   int input_shape(int i) const { return conv_input_shape_[i]; }
+  // The shared workspace, grown to WorkspaceBytes() (64-byte aligned).
+  void* Workspace();
   // Deconvolution swaps the roles of input and output.
   virtual bool reverse_dimensions() = 0;
   // Fills output_shape_ from the spatial input shape.
@@ -109,8 +126,15 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   bool bias_term_ = true;
   bool is_1x1_ = false;
   bool force_nd_im2col_ = false;
+  // The oneDNN setup for the current shape; null means im2col.
+  std::shared_ptr<DnnlConv> dnnl_;
 
  private:
+  // Chooses the engine for the current shapes (end of Reshape).
+  void SelectEngine();
+  // Recently used oneDNN setups, and shapes oneDNN declined.
+  vector<std::shared_ptr<DnnlConv> > dnnl_cache_;
+  vector<DnnlConvShape> dnnl_declined_;
   // The shared workspace, grown to at least count elements.
   static Dtype* ColBuffer(size_t count);
   // Elements of workspace this layer needs.

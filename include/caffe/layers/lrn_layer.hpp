@@ -9,6 +9,9 @@
 //    Caffe builds this from Pooling(AVE) and Power(shift 1) sublayers, so
 //    k is NOT used here; this layer computes the same thing directly.
 //
+// Threads: Forward and Backward run in parallel (util/parallel.hpp) over
+// images and ranges of positions; results do not depend on the thread count.
+//
 // Memory: keeps scale (one value per element, InternalBytes()) from Forward
 // for Backward.  Backward reads bottom data (it recomputes top from x and
 // scale instead of reading top data); not in place.

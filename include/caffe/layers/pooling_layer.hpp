@@ -18,18 +18,29 @@
 //    proportional to its (non-negative) activation; in TEST outputs the
 //    activation-weighted average sum(x^2) / sum(x).
 //
+// Engines: float MAX and AVE pooling with engine DEFAULT (or CUDNN) in a
+// USE_DNNL build run on oneDNN (util/dnnl_pool.hpp) when oneDNN reproduces
+// Caffe's result exactly (sizes, rounding, padding divisor) and no mask top
+// is requested; everything else (engine CAFFE, double, STOCHASTIC, the
+// mask top, AVE windows running past H + pad) uses the loops here.
+//
 // Memory: MAX and STOCHASTIC-train keep an int argmax per output element
-// (InternalBytes()); backward never reads the optional mask top.  Backward
+// (InternalBytes()); with oneDNN that same buffer holds oneDNN's workspace
+// (the argmax within each window), and per-call scratch goes in the shared
+// workspace (util/parallel.hpp).  Backward never reads the optional mask
+// top.  Backward
 // reads bottom data only for STOCHASTIC in TEST (gradient of the weighted
 // average); top data never.  Not in place.
 #ifndef CAFFE_POOLING_LAYER_HPP_
 #define CAFFE_POOLING_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/blob.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/proto/caffe.pb.h"
+#include "caffe/util/dnnl_pool.hpp"
 
 namespace caffe {
 
@@ -60,6 +71,8 @@ class PoolingLayer : public Layer<Dtype> {
   size_t InternalBytes() const override {
     return mask_.size() * sizeof(int);
   }
+  // True when the last Reshape chose the oneDNN engine.
+  bool UsesDnnl() const { return dnnl_ != nullptr; }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -89,8 +102,15 @@ class PoolingLayer : public Layer<Dtype> {
   int height_ = 0, width_ = 0;
   int pooled_height_ = 0, pooled_width_ = 0;
   bool global_pooling_ = false;
-  // Per output element: the chosen input's index within its H x W plane.
+  // Per output element: the chosen input's index within its H x W plane
+  // (with oneDNN: oneDNN's workspace, which fits in the same bytes).
   vector<int> mask_;
+
+  // Chooses the engine for the current shapes (end of Reshape).
+  void SelectEngine(const vector<Blob<Dtype>*>& top);
+  std::shared_ptr<DnnlPool> dnnl_;
+  vector<std::shared_ptr<DnnlPool> > dnnl_cache_;
+  vector<DnnlPoolShape> dnnl_declined_;
 };
 
 }  // namespace caffe

@@ -5,6 +5,7 @@
 #ifndef CAFFE_TEST_MODEL_ZOO_UTIL_HPP_
 #define CAFFE_TEST_MODEL_ZOO_UTIL_HPP_
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ struct ZooModel {
   std::string name;      // folder under models/
   int channels, size;    // input image
 };
+
+// Test names and ctest listings show the model's name.
+inline void PrintTo(const ZooModel& m, std::ostream* os) { *os << m.name; }
 
 inline std::vector<ZooModel> ZooModels() {
   return {{"lenet", 1, 28},     {"cifar10_quick", 3, 32},

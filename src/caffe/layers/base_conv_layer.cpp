@@ -1,28 +1,17 @@
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "caffe/filler.hpp"
 #include "caffe/layers/base_conv_layer.hpp"
 #include "caffe/util/im2col.hpp"
 #include "caffe/util/math_functions.hpp"
+#include "caffe/util/parallel.hpp"
 
 namespace caffe {
 
 namespace {
-
-// One growable buffer per thread and Dtype; contents are scratch only.
-template <typename Dtype>
-struct ColWorkspace {
-  std::unique_ptr<Dtype[]> data;
-  size_t count = 0;
-};
-
-template <typename Dtype>
-ColWorkspace<Dtype>& ThreadColWorkspace() {
-  static thread_local ColWorkspace<Dtype> workspace;
-  return workspace;
-}
 
 // Reads a per-axis repeated field that may be given 0, 1 or num_axes times.
 // Returns false if the count is none of these.
@@ -51,30 +40,21 @@ string ShapeString(const vector<int>& shape) {
 
 }  // namespace
 
+// The column buffer and the oneDNN engine's scratch are the thread's shared
+// workspace (util/parallel.hpp), also used by other layers' scratch.
 template <typename Dtype>
 Dtype* BaseConvolutionLayer<Dtype>::ColBuffer(size_t count) {
-  ColWorkspace<Dtype>& ws = ThreadColWorkspace<Dtype>();
-  if (ws.count < count) {
-    // Free first so the peak is not old + new; count is cleared so a failed
-    // allocation cannot leave a stale size behind.
-    ws.data.reset();
-    ws.count = 0;
-    ws.data.reset(new Dtype[count]);
-    ws.count = count;
-  }
-  return ws.data.get();
+  return static_cast<Dtype*>(SharedWorkspace(count * sizeof(Dtype)));
 }
 
 template <typename Dtype>
 size_t BaseConvolutionLayer<Dtype>::ColBufferBytes() {
-  return ThreadColWorkspace<Dtype>().count * sizeof(Dtype);
+  return SharedWorkspaceBytes();
 }
 
 template <typename Dtype>
 void BaseConvolutionLayer<Dtype>::ReleaseColBuffer() {
-  ColWorkspace<Dtype>& ws = ThreadColWorkspace<Dtype>();
-  ws.data.reset();
-  ws.count = 0;
+  ReleaseSharedWorkspace();
 }
 
 template <typename Dtype>
@@ -87,7 +67,61 @@ size_t BaseConvolutionLayer<Dtype>::ColCount() const {
 
 template <typename Dtype>
 size_t BaseConvolutionLayer<Dtype>::WorkspaceBytes() const {
+  if (dnnl_) return dnnl_->WorkspaceBytes();
   return ColCount() * sizeof(Dtype);
+}
+
+template <typename Dtype>
+void* BaseConvolutionLayer<Dtype>::Workspace() {
+  return SharedWorkspace(WorkspaceBytes());
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::SelectEngine() {
+  dnnl_.reset();
+  if (!std::is_same<Dtype, float>::value || !DnnlAvailable()) return;
+  const ConvolutionParameter& cp = this->layer_param_.convolution_param();
+  if (cp.engine() == ConvolutionParameter_Engine_CAFFE) return;
+  if (reverse_dimensions() || num_spatial_axes_ != 2 || force_nd_im2col_) {
+    return;
+  }
+  DnnlConvShape s;
+  s.num = num_;
+  s.channels = channels_;
+  s.height = conv_input_shape_[1];
+  s.width = conv_input_shape_[2];
+  s.num_output = num_output_;
+  s.out_height = output_shape_[0];
+  s.out_width = output_shape_[1];
+  s.kernel_h = kernel_shape_[0];
+  s.kernel_w = kernel_shape_[1];
+  s.stride_h = stride_[0];
+  s.stride_w = stride_[1];
+  s.pad_h = pad_[0];
+  s.pad_w = pad_[1];
+  s.dilation_h = dilation_[0];
+  s.dilation_w = dilation_[1];
+  s.group = group_;
+  s.bias = bias_term_;
+  if (s.num == 0) return;
+  for (const auto& c : dnnl_cache_) {
+    if (c->shape() == s) {
+      dnnl_ = c;
+      return;
+    }
+  }
+  for (const auto& d : dnnl_declined_) {
+    if (d == s) return;
+  }
+  std::shared_ptr<DnnlConv> conv = DnnlConv::Create(s);
+  if (!conv) {
+    dnnl_declined_.push_back(s);
+    return;
+  }
+  // A handful of shapes (e.g. TRAIN and TEST batch sizes) stay set up.
+  if (dnnl_cache_.size() >= 4) dnnl_cache_.erase(dnnl_cache_.begin());
+  dnnl_cache_.push_back(conv);
+  dnnl_ = conv;
 }
 
 template <typename Dtype>
@@ -308,6 +342,7 @@ void BaseConvolutionLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   bottom_dim_ = bottom[0]->count(channel_axis_);
   top_dim_ = top[0]->count(channel_axis_);
   out_spatial_dim_ = top[0]->count(first_spatial_axis);
+  SelectEngine();
 }
 
 template <typename Dtype>

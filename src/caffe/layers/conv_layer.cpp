@@ -18,10 +18,35 @@ void ConvolutionLayer<Dtype>::compute_output_shape() {
   }
 }
 
+namespace {
+
+// The oneDNN engine is only ever chosen for float; these casts are no-ops
+// there and never reached for double.
+template <typename Dtype>
+const float* F(const Dtype* p) {
+  return reinterpret_cast<const float*>(p);
+}
+template <typename Dtype>
+float* F(Dtype* p) {
+  return reinterpret_cast<float*>(p);
+}
+
+}  // namespace
+
 template <typename Dtype>
 void ConvolutionLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
   const Dtype* weight = this->blobs_[0]->cpu_data();
+  if (this->dnnl_) {
+    void* ws = this->Workspace();
+    const Dtype* bias = this->bias_term_ ? this->blobs_[1]->cpu_data()
+                                         : nullptr;
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      this->dnnl_->Forward(F(bottom[i]->cpu_data()), F(weight), F(bias),
+                           F(top[i]->mutable_cpu_data()), ws);
+    }
+    return;
+  }
   for (size_t i = 0; i < bottom.size(); ++i) {
     const Dtype* bottom_data = bottom[i]->cpu_data();
     Dtype* top_data = top[i]->mutable_cpu_data();
@@ -43,6 +68,31 @@ void ConvolutionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   const Dtype* weight = this->blobs_[0]->cpu_data();
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
+  if (this->dnnl_) {
+    void* ws = this->Workspace();
+    for (size_t i = 0; i < top.size(); ++i) {
+      const Dtype* top_diff = top[i]->cpu_diff();
+      if (weight_grad) {
+        // Weight and bias gradients in one pass.
+        this->dnnl_->BackwardWeights(
+            F(bottom[i]->cpu_data()), F(top_diff),
+            F(this->blobs_[0]->mutable_cpu_diff()),
+            bias_grad ? F(this->blobs_[1]->mutable_cpu_diff()) : nullptr,
+            ws);
+      } else if (bias_grad) {
+        Dtype* bias_diff = this->blobs_[1]->mutable_cpu_diff();
+        for (int n = 0; n < this->num_; ++n) {
+          this->backward_cpu_bias(
+              bias_diff, top_diff + static_cast<long>(n) * this->top_dim_);
+        }
+      }
+      if (propagate_down[i]) {
+        this->dnnl_->BackwardData(F(top_diff), F(weight),
+                                  F(bottom[i]->mutable_cpu_diff()), ws);
+      }
+    }
+    return;
+  }
   for (size_t i = 0; i < top.size(); ++i) {
     const Dtype* top_diff = top[i]->cpu_diff();
     if (bias_grad) {

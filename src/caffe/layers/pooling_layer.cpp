@@ -2,10 +2,12 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "caffe/layers/pooling_layer.hpp"
 #include "caffe/util/math_functions.hpp"
+#include "caffe/util/parallel.hpp"
 
 namespace caffe {
 
@@ -134,11 +136,63 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   } else {
     mask_.clear();
   }
+  SelectEngine(top);
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
+  dnnl_.reset();
+  if (!std::is_same<Dtype, float>::value || !DnnlAvailable()) return;
+  const PoolingParameter& pp = this->layer_param_.pooling_param();
+  if (pp.engine() == PoolingParameter_Engine_CAFFE) return;
+  const bool max = pp.pool() == PoolingParameter_PoolMethod_MAX;
+  if (!max && pp.pool() != PoolingParameter_PoolMethod_AVE) return;
+  // The mask top holds plane indices, which only Caffe's loops produce.
+  if (top.size() > 1) return;
+  DnnlPoolShape s;
+  s.num = num_;
+  s.channels = channels_;
+  s.height = height_;
+  s.width = width_;
+  s.out_height = pooled_height_;
+  s.out_width = pooled_width_;
+  s.kernel_h = kernel_h_;
+  s.kernel_w = kernel_w_;
+  s.stride_h = stride_h_;
+  s.stride_w = stride_w_;
+  s.pad_h = pad_h_;
+  s.pad_w = pad_w_;
+  s.max = max;
+  for (const auto& c : dnnl_cache_) {
+    if (c->shape() == s) {
+      dnnl_ = c;
+      return;
+    }
+  }
+  for (const auto& d : dnnl_declined_) {
+    if (d == s) return;
+  }
+  std::shared_ptr<DnnlPool> pool = DnnlPool::Create(s);
+  // oneDNN's argmax workspace must fit in the int mask kept for Caffe.
+  if (!pool || pool->MaskBytes() > mask_.size() * sizeof(int)) {
+    dnnl_declined_.push_back(s);
+    return;
+  }
+  if (dnnl_cache_.size() >= 4) dnnl_cache_.erase(dnnl_cache_.begin());
+  dnnl_cache_.push_back(pool);
+  dnnl_ = pool;
 }
 
 template <typename Dtype>
 void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
+  if (dnnl_) {
+    // Only chosen for float.
+    dnnl_->Forward(reinterpret_cast<const float*>(bottom[0]->cpu_data()),
+                   reinterpret_cast<float*>(top[0]->mutable_cpu_data()),
+                   mask_.data(), SharedWorkspace(dnnl_->ScratchBytes()));
+    return;
+  }
   const Dtype* bottom_data = bottom[0]->cpu_data();
   Dtype* top_data = top[0]->mutable_cpu_data();
   const int in_plane = height_ * width_;
@@ -241,6 +295,12 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
                                        const vector<bool>& propagate_down,
                                        const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
+  if (dnnl_) {
+    dnnl_->Backward(reinterpret_cast<const float*>(top[0]->cpu_diff()),
+                    reinterpret_cast<float*>(bottom[0]->mutable_cpu_diff()),
+                    mask_.data(), SharedWorkspace(dnnl_->ScratchBytes()));
+    return;
+  }
   const Dtype* top_diff = top[0]->cpu_diff();
   Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
   caffe_set(bottom[0]->count(), Dtype(0), bottom_diff);

@@ -263,6 +263,8 @@ TYPED_TEST(ConvolutionLayerTest, Forward1x1) {
   LayerParameter p = this->MakeParam(4, 1, 1, 0);
   p.mutable_convolution_param()->set_group(2);
   this->CheckForward(p, 2, {0, 0}, {1, 1}, {1, 1});
+  // The im2col engine needs no column buffer for a 1x1 kernel.
+  p.mutable_convolution_param()->set_engine(ConvolutionParameter_Engine_CAFFE);
   ConvolutionLayer<Dtype> layer(p);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(layer.WorkspaceBytes(), 0u);
@@ -351,6 +353,9 @@ TYPED_TEST(ConvolutionLayerTest, SharedWorkspace) {
   EXPECT_EQ(ConvolutionLayer<Dtype>::ColBufferBytes(), 0u);
   LayerParameter big = this->MakeParam(2, 3, 1, 1);
   LayerParameter small = this->MakeParam(2, 2, 2, 0);
+  // The column buffer of the im2col engine (oneDNN sizes its own).
+  big.mutable_convolution_param()->set_engine(ConvolutionParameter_Engine_CAFFE);
+  small.mutable_convolution_param()->set_engine(ConvolutionParameter_Engine_CAFFE);
   ConvolutionLayer<Dtype> a(big), b(small);
   Blob<Dtype> ta, tb;
   vector<Blob<Dtype>*> top_a = {&ta}, top_b = {&tb};

@@ -1,0 +1,99 @@
+#include "caffe/util/parallel.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace caffe {
+
+int ParallelThreads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+void SetParallelThreads(int n) {
+#ifdef _OPENMP
+  omp_set_num_threads(n < 1 ? 1 : n);
+#else
+  (void)n;
+#endif
+}
+
+void ParallelFor(long n, long grain,
+                 const std::function<void(long, long)>& fn) {
+  if (n <= 0) return;
+  grain = std::max(1L, grain);
+  const long max_parts = std::max(1L, n / grain);
+  const int threads =
+      static_cast<int>(std::min<long>(ParallelThreads(), max_parts));
+  if (threads <= 1) {
+    fn(0, n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    const long t = omp_get_thread_num();
+    const long parts = omp_get_num_threads();
+    // Contiguous, balanced split: the first n % parts ranges get one more.
+    const long base = n / parts, extra = n % parts;
+    const long begin = t * base + std::min(t, extra);
+    const long end = begin + base + (t < extra ? 1 : 0);
+    if (begin < end) fn(begin, end);
+  }
+#else
+  fn(0, n);
+#endif
+}
+
+namespace {
+
+struct AlignedFree {
+  void operator()(void* p) const { std::free(p); }
+};
+
+struct Workspace {
+  std::unique_ptr<void, AlignedFree> data;
+  size_t bytes = 0;
+};
+
+Workspace& ThreadWorkspace() {
+  static thread_local Workspace workspace;
+  return workspace;
+}
+
+}  // namespace
+
+void* SharedWorkspace(size_t bytes) {
+  Workspace& ws = ThreadWorkspace();
+  if (ws.bytes < bytes || !ws.data) {
+    // Free first so the peak is not old + new; bytes is cleared so a failed
+    // allocation cannot leave a stale size behind.
+    ws.data.reset();
+    ws.bytes = 0;
+    const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    ws.data.reset(p);
+    ws.bytes = bytes;
+  }
+  return ws.data.get();
+}
+
+size_t SharedWorkspaceBytes() { return ThreadWorkspace().bytes; }
+
+void ReleaseSharedWorkspace() {
+  Workspace& ws = ThreadWorkspace();
+  ws.data.reset();
+  ws.bytes = 0;
+}
+
+}  // namespace caffe
