@@ -10,57 +10,15 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/test/model_zoo_util.hpp"
 
 namespace caffe {
 namespace {
 
-struct Trajectory {
-  std::vector<float> losses;
-  std::vector<float> weights;
-  size_t planned_bytes = 0;
-  size_t unshared_bytes = 0;
-};
-
-Trajectory Train(NetParameter net, const MemoryOptimizationParameter* mp,
-                 int iters) {
-  if (mp) net.mutable_mem_param()->CopyFrom(*mp);
-  SolverParameter sp;
-  sp.mutable_net_param()->CopyFrom(net);
-  sp.set_base_lr(0.001f);
-  sp.set_momentum(0.9f);
-  sp.set_weight_decay(0.0005f);
-  sp.set_lr_policy("fixed");
-  sp.set_max_iter(iters);
-  sp.set_display(0);
-  sp.set_random_seed(1701);
-  sp.set_snapshot_after_train(false);
-  std::unique_ptr<Solver<float> > solver(SolverRegistry<float>::CreateSolver(sp));
-  Trajectory t;
-  for (int i = 0; i < iters; ++i) {
-    solver->Step(1);
-    t.losses.push_back(solver->smoothed_loss());
-  }
-  for (Blob<float>* b : solver->net()->learnable_params())
-    t.weights.insert(t.weights.end(), b->cpu_data(), b->cpu_data() + b->count());
-  if (const NetMemory<float>* m = solver->net()->memory()) {
-    t.planned_bytes = m->plan().total_bytes();
-    t.unshared_bytes = m->plan().unshared_bytes;
-  }
-  return t;
-}
-
-void ExpectBitIdentical(const Trajectory& a, const Trajectory& b,
-                        const std::string& what) {
-  ASSERT_EQ(a.losses.size(), b.losses.size());
-  for (size_t i = 0; i < a.losses.size(); ++i)
-    EXPECT_EQ(0, std::memcmp(&a.losses[i], &b.losses[i], sizeof(float)))
-        << what << ": loss at iteration " << i << ": " << a.losses[i]
-        << " vs " << b.losses[i];
-  ASSERT_EQ(a.weights.size(), b.weights.size());
-  EXPECT_EQ(0, std::memcmp(a.weights.data(), b.weights.data(),
-                           a.weights.size() * sizeof(float)))
-      << what << ": weights differ";
+Trajectory Train(const NetParameter& net,
+                 const MemoryOptimizationParameter* mp, int iters) {
+  return TrainTrajectory(net, mp, iters);
 }
 
 class MemOptimizeZooTest : public ::testing::TestWithParam<ZooModel> {};
