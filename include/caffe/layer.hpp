@@ -98,6 +98,14 @@ class Layer {
   // Bytes of layer-internal memory (masks, saved statistics) the layer keeps
   // between forward and backward; reported by the memory planner.
   virtual size_t InternalBytes() const { return 0; }
+  // The part of that internal memory the memory planner may place: each
+  // SyncedMemory here is written by Forward before anything reads it and
+  // read at most by this layer's Backward, never carried from one
+  // iteration to the next.  The planner gives it a lifetime from this
+  // layer's forward step to its backward step and may share it with any
+  // buffer whose lifetime does not overlap.  Memory a layer keeps across
+  // iterations (recurrent state) must not be listed.
+  virtual void KeptMemory(vector<SyncedMemory*>* kept) const {}
 
   bool param_propagate_down(const int param_id) const {
     return (param_propagate_down_.size() > static_cast<size_t>(param_id))
@@ -111,6 +119,13 @@ class Layer {
   }
 
  protected:
+  // Adds `blob`'s data memory to `kept` when the blob holds any.
+  template <typename T>
+  static void KeepBlobMemory(const Blob<T>& blob,
+                             vector<SyncedMemory*>* kept) {
+    if (blob.count() > 0 && blob.data()) kept->push_back(blob.data().get());
+  }
+
   virtual void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                            const vector<Blob<Dtype>*>& top) = 0;
   // Without a GPU kernel the GPU path runs the CPU code.

@@ -42,8 +42,11 @@ class LRNLayer : public Layer<Dtype> {
   int BackwardReads() const override { return kReadsBottomData; }
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
-    return scale_.size() * sizeof(Dtype);
+    return static_cast<size_t>(scale_.count()) * sizeof(Dtype);
+  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+    this->KeepBlobMemory(scale_, kept);
   }
+
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -64,7 +67,7 @@ class LRNLayer : public Layer<Dtype> {
   int num_ = 0, channels_ = 0, height_ = 0, width_ = 0;
   // k + alpha / n * window sum (ACROSS) or 1 + alpha / n^2 * window sum
   // (WITHIN), per element; kept from Forward for Backward.
-  vector<Dtype> scale_;
+  Blob<Dtype> scale_;
 };
 
 }  // namespace caffe

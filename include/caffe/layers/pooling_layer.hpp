@@ -69,8 +69,11 @@ class PoolingLayer : public Layer<Dtype> {
   }
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
-    return mask_.size() * sizeof(int);
+    return static_cast<size_t>(mask_.count()) * sizeof(int);
+  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+    this->KeepBlobMemory(mask_, kept);
   }
+
   // True when the last Reshape chose the oneDNN engine.
   bool UsesDnnl() const { return dnnl_ != nullptr; }
 
@@ -104,7 +107,9 @@ class PoolingLayer : public Layer<Dtype> {
   bool global_pooling_ = false;
   // Per output element: the chosen input's index within its H x W plane
   // (with oneDNN: oneDNN's workspace, which fits in the same bytes).
-  vector<int> mask_;
+  Blob<int> mask_;
+  // oneDNN's workspace pointer: average pooling keeps none.
+  int* MaskOrNull() { return mask_.count() ? mask_.mutable_cpu_data() : nullptr; }
 
   // Chooses the engine for the current shapes (end of Reshape).
   void SelectEngine(const vector<Blob<Dtype>*>& top);

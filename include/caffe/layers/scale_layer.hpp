@@ -41,7 +41,10 @@ class ScaleLayer : public Layer<Dtype> {
   bool AllowsInPlace() const override { return true; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(temp_.count()) * sizeof(Dtype);
+  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+    this->KeepBlobMemory(temp_, kept);
   }
+
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -14,8 +14,14 @@
 //  * Apply allocates the plan's memory and points each shared buffer into
 //    it; the results of Forward/Backward stay bit-identical to the
 //    unoptimized net because no two buffers live at the same step overlap.
-//  * Check mode fills each shared buffer with NaN right after its last use,
-//    so a layer that reads a dead buffer (a wrong declaration) shows NaN.
+//  * Layers' kept memory (masks, saved statistics: Layer::KeptMemory) is
+//    planned like a blob: live from the layer's forward step to its
+//    backward step (forward only when no backward runs).
+//  * Check mode fills each shared blob buffer with NaN right after its last
+//    use, so a layer that reads a dead buffer (a wrong declaration) shows
+//    NaN.  Kept memory is not poisoned: it may hold integer indices, which
+//    a NaN pattern would turn into out-of-range reads; sharing it with
+//    other buffers already exposes a layer that reads it too late.
 //  * A TEST-phase net is planned for forward only; Backward on it is
 //    refused with an error rather than computed from reused memory.
 //  * release: DYNAMIC allocates nothing ahead: each shared buffer takes a
@@ -49,7 +55,11 @@ class NetMemory {
     SyncedMemory* memory = nullptr;
     bool is_diff = false;
     std::vector<int> blob_ids;  // every net blob viewing this memory
-    std::string name;           // "<blob>" or "<blob>(diff)" for reports
+    // For a layer's kept memory (Layer::KeptMemory): the layer, and the
+    // memory's index in its list; -1 for blob memory.
+    int layer_id = -1;
+    int kept_index = -1;
+    std::string name;  // "<blob>", "<blob>(diff)" or "<layer>/kept<k>"
     bool pinned = false;
     std::string pin_reason;
   };

@@ -26,9 +26,11 @@ struct MemoryReport {
   std::vector<std::string> step_labels;   // "conv1 forward", ...
   std::vector<size_t> live_bytes;         // all activations live per step
   // What Caffe 1.0 allocates for the same net.
-  size_t activation_bytes = 0;  // data and diff of every blob (unique memory)
+  // Data and diff of every blob (unique memory) and the layers' kept
+  // memory (masks, saved statistics), all of which the plan places.
+  size_t activation_bytes = 0;
   size_t param_bytes = 0;       // learnable parameters, data and diff
-  size_t internal_bytes = 0;    // layers' own buffers (masks, statistics)
+  size_t internal_bytes = 0;    // layers' other buffers, outside the plan
   size_t caffe_bytes() const {
     return activation_bytes + param_bytes + internal_bytes;
   }

@@ -36,7 +36,7 @@ void LRNLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   height_ = bottom[0]->height();
   width_ = bottom[0]->width();
   top[0]->ReshapeLike(*bottom[0]);
-  scale_.resize(bottom[0]->count());
+  scale_.ReshapeLike(*bottom[0]);
 }
 
 template <typename Dtype>
@@ -112,7 +112,7 @@ void LRNLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   const Dtype coeff =
       across_channels_ ? alpha_ / size_ : alpha_ / (size_ * size_);
   const NegPow<Dtype> neg_pow(beta_);
-  Dtype* scale_data = scale_.data();
+  Dtype* scale_data = scale_.mutable_cpu_data();
   if (across_channels_) {
     const long chunk = std::min(plane, kChunk);
     const long chunks = (plane + chunk - 1) / chunk;
@@ -178,7 +178,7 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
       across_channels_ ? alpha_ / size_ : alpha_ / (size_ * size_);
   const Dtype factor = 2 * coeff * beta_;
   const NegPow<Dtype> neg_pow(beta_);
-  const Dtype* scale_data = scale_.data();
+  const Dtype* scale_data = scale_.cpu_data();
   if (across_channels_) {
     const long chunk = std::min(plane, kChunk);
     const long chunks = (plane + chunk - 1) / chunk;

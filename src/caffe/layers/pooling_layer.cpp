@@ -132,9 +132,9 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   top[0]->Reshape(num_, channels_, pooled_height_, pooled_width_);
   if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
   if (UsesMask()) {
-    mask_.resize(top[0]->count());
+    mask_.Reshape(vector<int>{top[0]->count()});
   } else {
-    mask_.clear();
+    mask_.Reshape(vector<int>{0});
   }
   SelectEngine(top);
 }
@@ -174,7 +174,8 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   }
   std::shared_ptr<DnnlPool> pool = DnnlPool::Create(s);
   // oneDNN's argmax workspace must fit in the int mask kept for Caffe.
-  if (!pool || pool->MaskBytes() > mask_.size() * sizeof(int)) {
+  if (!pool ||
+      pool->MaskBytes() > static_cast<size_t>(mask_.count()) * sizeof(int)) {
     dnnl_declined_.push_back(s);
     return;
   }
@@ -190,11 +191,12 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     // Only chosen for float.
     dnnl_->Forward(reinterpret_cast<const float*>(bottom[0]->cpu_data()),
                    reinterpret_cast<float*>(top[0]->mutable_cpu_data()),
-                   mask_.data(), SharedWorkspace(dnnl_->ScratchBytes()));
+                   MaskOrNull(), SharedWorkspace(dnnl_->ScratchBytes()));
     return;
   }
   const Dtype* bottom_data = bottom[0]->cpu_data();
   Dtype* top_data = top[0]->mutable_cpu_data();
+  int* mask = UsesMask() ? mask_.mutable_cpu_data() : nullptr;
   const int in_plane = height_ * width_;
   const int out_plane = pooled_height_ * pooled_width_;
   const int planes = num_ * channels_;
@@ -232,7 +234,7 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                   best_index = h * width_ + w;
                 }
             top_data[out_index] = best;
-            mask_[out_index] = best_index;
+            mask[out_index] = best_index;
             break;
           }
           case PoolingParameter_PoolMethod_AVE: {
@@ -263,7 +265,7 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                 }
               }
               top_data[out_index] = in[chosen];
-              mask_[out_index] = chosen;
+              mask[out_index] = chosen;
             } else {
               // FLT_MIN keeps all-zero windows at 0 instead of 0 / 0.
               Dtype sum = FLT_MIN, sum_sq = 0;
@@ -286,7 +288,7 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   }
   if (top.size() > 1) {
     Dtype* mask_top = top[1]->mutable_cpu_data();
-    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask_[i];
+    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask[i];
   }
 }
 
@@ -298,7 +300,7 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   if (dnnl_) {
     dnnl_->Backward(reinterpret_cast<const float*>(top[0]->cpu_diff()),
                     reinterpret_cast<float*>(bottom[0]->mutable_cpu_diff()),
-                    mask_.data(), SharedWorkspace(dnnl_->ScratchBytes()));
+                    MaskOrNull(), SharedWorkspace(dnnl_->ScratchBytes()));
     return;
   }
   const Dtype* top_diff = top[0]->cpu_diff();
@@ -308,12 +310,13 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   const int out_plane = pooled_height_ * pooled_width_;
   const int planes = num_ * channels_;
   if (UsesMask()) {
+    const int* mask = mask_.cpu_data();
     for (int p = 0; p < planes; ++p) {
       Dtype* dx = bottom_diff + static_cast<long>(p) * in_plane;
       const long base = static_cast<long>(p) * out_plane;
       for (int i = 0; i < out_plane; ++i) {
         // A window of only NaNs never sets its argmax.
-        const int idx = mask_[base + i];
+        const int idx = mask[base + i];
         if (idx >= 0) dx[idx] += top_diff[base + i];
       }
     }

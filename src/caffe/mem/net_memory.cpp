@@ -87,6 +87,26 @@ void NetMemory<Dtype>::Analyze() {
     }
   }
 
+  // Each layer's kept memory: written by its forward, read by its backward.
+  for (int i = 0; i < num_layers_; ++i) {
+    vector<SyncedMemory*> kept;
+    net_->layers()[i]->KeptMemory(&kept);
+    const bool backward = !forward_only_ && net_->layer_need_backward()[i];
+    for (size_t k = 0; k < kept.size(); ++k) {
+      if (index.count(kept[k])) continue;  // already planned (never expected)
+      Buffer b;
+      b.memory = kept[k];
+      b.layer_id = i;
+      b.kept_index = static_cast<int>(k);
+      b.name = net_->layer_names()[i] + "/kept" + std::to_string(k);
+      index.emplace(kept[k], static_cast<int>(buffers_.size()));
+      buffers_.push_back(b);
+      uses.emplace_back();
+      uses.back().Write(ForwardStep(i));
+      if (backward) uses.back().Read(BackwardStep(i));
+    }
+  }
+
   // What must not be shared, and why.
   std::set<int> pinned_blobs;
   std::map<int, std::string> reason;
@@ -204,6 +224,22 @@ void NetMemory<Dtype>::Apply() {
 template <typename Dtype>
 bool NetMemory<Dtype>::StillApplied() const {
   const auto& blobs = net_->blobs();
+  // A layer's kept memory changes when Reshape grows or drops it.
+  std::map<SyncedMemory*, size_t> planned_kept;  // memory -> planned bytes
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i].layer_id >= 0)
+      planned_kept[buffers_[i].memory] = requests_[i].bytes;
+  size_t kept_now = 0;
+  for (int i = 0; i < num_layers_; ++i) {
+    vector<SyncedMemory*> kept;
+    net_->layers()[i]->KeptMemory(&kept);
+    for (SyncedMemory* m : kept) {
+      auto it = planned_kept.find(m);
+      if (it == planned_kept.end() || it->second != m->size()) return false;
+      ++kept_now;
+    }
+  }
+  if (kept_now != planned_kept.size()) return false;
   for (size_t i = 0; i < buffers_.size(); ++i) {
     for (int id : buffers_[i].blob_ids) {
       SyncedMemory* m = buffers_[i].is_diff ? blobs[id]->diff().get()
@@ -256,7 +292,8 @@ template <typename Dtype>
 void NetMemory<Dtype>::AfterStep(int step) {
   if (step < 0 || step >= num_steps()) return;
   if (param_.check())
-    for (int r : dying_at_step_[step]) Poison(r);
+    for (int r : dying_at_step_[step])
+      if (buffers_[r].layer_id < 0) Poison(r);
   if (!dynamic_) return;
   for (int r : dying_at_step_[step]) {
     auto it = held_.find(r);

@@ -58,14 +58,19 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   r.requests = memory.requests();
   r.plan = memory.plan();
   r.lower_bound = r.plan.lower_bound;
+  // Layers' kept memory is in the plan (and so in activation_bytes); the
+  // rest of their internal memory stays outside it.
+  size_t kept_bytes = 0;
   for (size_t i = 0; i < memory.buffers().size(); ++i) {
     r.activation_bytes += r.requests[i].bytes;
+    if (memory.buffers()[i].layer_id >= 0) kept_bytes += r.requests[i].bytes;
     if (!r.requests[i].shareable) r.pinned_bytes += r.requests[i].bytes;
   }
   for (Blob<float>* p : net.learnable_params())
     r.param_bytes += 2 * p->count() * sizeof(float);
   for (const auto& layer : net.layers())
     r.internal_bytes += layer->InternalBytes();
+  r.internal_bytes -= std::min(kept_bytes, r.internal_bytes);
   for (int lv = 0; lv <= 2; ++lv)
     r.planned_bytes[lv] = mem::MakePlan(r.requests, lv).total_bytes();
 

@@ -343,3 +343,72 @@ INSTANTIATE_TEST_SUITE_P(Nets, MemOptimizeLayersTest, ::testing::Range(0, 3));
 
 }  // namespace
 }  // namespace caffe
+
+namespace caffe {
+namespace {
+
+const char* kKeptNet = R"(
+layer { name: "d" type: "DummyData" top: "x" top: "label"
+  dummy_data_param { shape { dim: 2 dim: 3 dim: 8 dim: 8 } shape { dim: 2 }
+    data_filler { type: "gaussian" std: 1 } data_filler { type: "constant" value: 1 } } }
+layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "pool" type: "Pooling" bottom: "c" top: "p"
+  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: "drop" type: "Dropout" bottom: "p" top: "p" dropout_param { dropout_ratio: 0.5 } }
+layer { name: "ip" type: "InnerProduct" bottom: "p" top: "y"
+  inner_product_param { num_output: 3 weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "y" bottom: "label" top: "loss" }
+)";
+
+// Finds the plan's request for `name`, or fails the test.
+const mem::BufferRequest* FindRequest(const NetMemory<float>& m,
+                                      const std::string& name) {
+  for (const mem::BufferRequest& r : m.requests())
+    if (r.name == name) return &r;
+  ADD_FAILURE() << "no buffer named " << name;
+  return nullptr;
+}
+
+TEST(MemOptimizeTest, LayersKeptMemoryIsPlannedFromForwardToBackward) {
+  NetParameter p;
+  ReadProtoFromTextString(kKeptNet, "kept", &p);
+  p.mutable_state()->set_phase(TRAIN);
+  p.mutable_mem_param()->set_check(true);
+  Net<float> net(p);
+  const NetMemory<float>& m = *net.memory();
+  // Layer 2 is the pooling (argmax mask), layer 3 the dropout (its mask).
+  for (int layer : {2, 3}) {
+    const std::string name = net.layer_names()[layer] + "/kept0";
+    const mem::BufferRequest* r = FindRequest(m, name);
+    ASSERT_TRUE(r != nullptr);
+    EXPECT_TRUE(r->shareable) << name;
+    EXPECT_EQ(m.ForwardStep(layer), r->first_step) << name;
+    EXPECT_EQ(m.BackwardStep(layer), r->last_step) << name;
+    EXPECT_GT(r->bytes, 0u) << name;
+  }
+  // The softmax inside the loss keeps its probabilities for backward.
+  ASSERT_TRUE(FindRequest(m, "loss/kept0") != nullptr);
+  // A bigger batch grows the masks: the next forward re-plans for them.
+  const size_t mask_bytes = FindRequest(m, "pool/kept0")->bytes;
+  net.blob_by_name("x")->Reshape(4, 3, 8, 8);
+  net.blob_by_name("label")->Reshape(vector<int>{4});
+  net.Reshape();
+  net.Forward();
+  EXPECT_EQ(2 * mask_bytes, FindRequest(*net.memory(), "pool/kept0")->bytes);
+  EXPECT_TRUE(net.memory()->StillApplied());
+}
+
+TEST(MemOptimizeTest, KeptMemoryOfATestNetLivesOneStep) {
+  NetParameter p;
+  ReadProtoFromTextString(kKeptNet, "kept", &p);
+  p.mutable_state()->set_phase(TEST);
+  p.mutable_mem_param()->set_optimize_test(true);
+  Net<float> net(p);
+  const mem::BufferRequest* r = FindRequest(*net.memory(), "pool/kept0");
+  ASSERT_TRUE(r != nullptr);
+  EXPECT_EQ(r->first_step, r->last_step);
+}
+
+}  // namespace
+}  // namespace caffe
