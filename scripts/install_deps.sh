@@ -12,6 +12,9 @@ PACKAGES=(
   libleveldb-dev libsnappy-dev libopencv-dev
   libgtest-dev zlib1g-dev
   python3-numpy python3-protobuf python3-h5py python3-pytest
+  python3-dev pybind11-dev python3-skimage python3-pil python3-matplotlib
+  python3-pydot graphviz
+  octave liboctave-dev
   dataset-fashion-mnist
 )
 missing=()

@@ -21,6 +21,9 @@
 
 #include "caffe/caffe.hpp"
 #include "caffe/mem/report.hpp"
+#ifdef WITH_PYTHON_LAYER
+#include "caffe/python_layer.hpp"
+#endif
 
 using caffe::Blob;
 using caffe::Caffe;
@@ -331,6 +334,11 @@ int main(int argc, char** argv) {
       "  time            benchmark model execution time\n"
       "  mem             show the memory plan (mem_param) of a model");
   caffe::GlobalInit(&argc, &argv);
+#ifdef WITH_PYTHON_LAYER
+  // Python layers find their modules next to the prototxts, as with
+  // PYTHONPATH.
+  caffe::RegisterPythonLayer({FLAGS_solver, FLAGS_model});
+#endif
   if (argc != 2) {
     gflags::ShowUsageWithFlagsRestrict(argv[0], "tools/caffe");
     return 1;

@@ -36,6 +36,10 @@ bool Caffe::CheckDevice(int device_id) {
 unsigned int caffe_rng_rand() { return Caffe::rng()(); }
 
 void GlobalInit(int* pargc, char*** pargv) {
+  // Caffe 1.0's logs start "I1121 09:49:54..."; Debian's glog 0.6 adds the
+  // year by default, which breaks tools/extra/parse_log.py and every log
+  // parser written for Caffe.  --log_year_in_prefix=true still wins.
+  FLAGS_log_year_in_prefix = false;
   ::gflags::ParseCommandLineFlags(pargc, pargv, true);
   ::google::InitGoogleLogging(*(pargv)[0]);
   FLAGS_logtostderr = 1;

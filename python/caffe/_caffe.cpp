@@ -1,0 +1,759 @@
+// _caffe.cpp: the compiled core of pycaffe (float nets), Caffe 1.0's API.
+//
+// Contract:
+//  * Names follow Caffe 1.0's _caffe module; pycaffe.py adds the Pythonic
+//    layer (Net.blobs, Net.forward, ...) on top of the underscored members.
+//  * Every caffe::Error becomes caffe.CaffeError (a RuntimeError) with the
+//    message; other std::exceptions become RuntimeError.  Nothing a user
+//    passes in can end the interpreter.
+//  * Blob.data / Blob.diff are writable numpy views of the blob's CPU
+//    memory.  A view keeps that memory (and the net owning it) alive, so it
+//    never dangles; after a reshape a view may show stale memory, as in
+//    Caffe.  A Blob taken from Net.blobs refuses (BlobNotReadableError) when
+//    mem_param gave its memory to another blob; the message names the fix.
+//  * Forward, backward, reshape and solver steps run with the GIL released;
+//    Python layers take it back for their calls.
+//  * A solver step polls Python's signal handlers once per iteration, so
+//    Ctrl-C stops solver.step()/solve() with KeyboardInterrupt.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+#include "caffe/layers/memory_data_layer.hpp"
+#include "caffe/mem/report.hpp"
+#include "caffe/pyblob.hpp"
+#include "caffe/python_layer.hpp"
+#include "caffe/sgd_solvers.hpp"
+#include "caffe/util/io.hpp"
+#include "caffe/util/upgrade_proto.hpp"
+
+namespace py = pybind11;
+
+namespace caffe {
+
+typedef Net<float> NetF;
+typedef Solver<float> SolverF;
+
+// Reading a blob whose memory mem_param handed to another blob.
+struct BlobNotReadable : public Error {
+  explicit BlobNotReadable(const string& what) : Error(what) {}
+};
+
+namespace {
+
+// ---------------------------------------------------------------- helpers
+
+// A path given as str, bytes or os.PathLike.
+string PathArg(py::handle obj, const char* what) {
+  if (py::isinstance<py::str>(obj) || py::isinstance<py::bytes>(obj))
+    return obj.cast<string>();
+  if (py::hasattr(obj, "__fspath__"))
+    return py::module_::import("os").attr("fspath")(obj).cast<string>();
+  throw py::type_error(string(what) + " must be a path (str or os.PathLike)");
+}
+
+vector<string> StringList(py::handle obj, const char* what) {
+  vector<string> out;
+  if (obj.is_none()) return out;
+  if (py::isinstance<py::str>(obj))
+    throw py::type_error(string(what) + " must be a list of strings, not a "
+                         "string");
+  for (py::handle item : obj) out.push_back(py::str(item).cast<string>());
+  return out;
+}
+
+int PhaseArg(py::handle obj) {
+  if (obj.is_none())
+    throw py::type_error("phase is required: caffe.TRAIN or caffe.TEST");
+  const int phase = obj.cast<int>();
+  if (phase != TRAIN && phase != TEST)
+    throw py::value_error("phase must be caffe.TRAIN (0) or caffe.TEST (1), "
+                          "not " + std::to_string(phase));
+  return phase;
+}
+
+vector<int> ShapeArgs(const py::args& args) {
+  vector<int> shape;
+  if (args.size() == 1 && !py::isinstance<py::int_>(args[0]) &&
+      py::isinstance<py::sequence>(args[0])) {
+    for (py::handle d : args[0]) shape.push_back(d.cast<int>());
+  } else {
+    for (py::handle d : args) shape.push_back(d.cast<int>());
+  }
+  return shape;
+}
+
+int BlobIndex(const NetF& net, const string& name) {
+  const vector<string>& names = net.blob_names();
+  return static_cast<int>(std::find(names.begin(), names.end(), name) -
+                          names.begin());
+}
+
+// The diff counterpart of Net::BlobReadableError: empty when blob `name`'s
+// diff still holds its own values after Backward.  Core answers for data
+// only, so this reads the plan the same way for diff buffers.
+string DiffReadableError(const NetF& net, const string& name) {
+  const NetMemory<float>* memory = net.memory();
+  if (memory == nullptr) return "";
+  const int id = BlobIndex(net, name);
+  const auto& buffers = memory->buffers();
+  const auto& requests = memory->requests();
+  const mem::Plan& plan = memory->plan();
+  const bool dynamic = memory->param().release() ==
+                       MemoryOptimizationParameter_Release_DYNAMIC;
+  const string fix = "(mem_param). Add exclude_blob: \"" + name +
+                     "\" to mem_param to keep it, or set optimize_" +
+                     (net.phase() == TRAIN ? "train" : "test") + ": false.";
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i].is_diff || !requests[i].shareable) continue;
+    const vector<int>& ids = buffers[i].blob_ids;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
+    if (dynamic) {
+      return "blob '" + name + "' diff is not readable: its memory returns "
+             "to the pool after its last use " + fix;
+    }
+    const mem::Placement& pi = plan.placements[i];
+    for (size_t j = 0; j < buffers.size(); ++j) {
+      if (j == i || !requests[j].shareable) continue;
+      const mem::Placement& pj = plan.placements[j];
+      if (pj.slot != pi.slot) continue;
+      if (requests[j].first_step <= requests[i].last_step) continue;
+      if (pi.offset < pj.offset + requests[j].bytes &&
+          pj.offset < pi.offset + requests[i].bytes) {
+        return "blob '" + name + "' diff is not readable: its memory is "
+               "reused by '" + buffers[j].name + "' after its last use " + fix;
+      }
+    }
+  }
+  return "";
+}
+
+// What a numpy view keeps alive: the memory itself, and the net whose
+// planner may own the arena that memory points into.
+struct ViewOwner {
+  shared_ptr<SyncedMemory> memory;
+  shared_ptr<NetF> net;
+};
+
+py::array BlobView(const PyBlob& b, bool diff) {
+  if (b.net) {
+    const string error = diff ? DiffReadableError(*b.net, b.name)
+                              : b.net->BlobReadableError(b.name);
+    if (!error.empty()) throw BlobNotReadable(error);
+  }
+  Blob<float>& blob = *b.blob;
+  vector<py::ssize_t> shape(blob.shape().begin(), blob.shape().end());
+  if (blob.count() == 0 || !blob.data()) return py::array_t<float>(shape);
+  float* ptr = diff ? blob.mutable_cpu_diff() : blob.mutable_cpu_data();
+  ViewOwner* owner = new ViewOwner{diff ? blob.diff() : blob.data(), b.net};
+  py::capsule base(owner, [](void* p) { delete static_cast<ViewOwner*>(p); });
+  return py::array_t<float>(shape, ptr, base);
+}
+
+vector<Blob<float>*> RawBlobs(const vector<PyBlob>& blobs) {
+  vector<Blob<float>*> raw;
+  for (const PyBlob& b : blobs) raw.push_back(b.blob.get());
+  return raw;
+}
+
+// ------------------------------------------------------------- Net helpers
+
+shared_ptr<NetF> FinishNet(shared_ptr<NetF> net, py::handle weights) {
+  if (!weights.is_none())
+    net->CopyTrainedLayersFrom(PathArg(weights, "weights"));
+  return net;
+}
+
+shared_ptr<NetF> NetFromParam(NetParameter param, const string& source,
+                              int phase, int level,
+                              const vector<string>& stages,
+                              py::handle weights) {
+  UpgradeNetAsNeeded(source, &param);
+  param.mutable_state()->set_phase(static_cast<Phase>(phase));
+  param.mutable_state()->set_level(level);
+  for (const string& s : stages) param.mutable_state()->add_stage(s);
+  shared_ptr<NetF> net;
+  try {
+    net = std::make_shared<NetF>(param);
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
+  }
+  return FinishNet(net, weights);
+}
+
+// The NetParameter a caffe_pb2.NetParameter message holds.
+bool NetParamFromMessage(py::handle obj, NetParameter* param,
+                         string* source) {
+  if (!py::hasattr(obj, "SerializeToString")) return false;
+  const string bytes = obj.attr("SerializeToString")().cast<string>();
+  if (!param->ParseFromString(bytes))
+    throw Error("the message given as network_file is not a NetParameter");
+  *source = "NetParameter '" + param->name() + "'";
+  return true;
+}
+
+// Net(network_file, phase, level=0, stages=None, weights=None) and the
+// legacy Net(network_file, weights_file, phase).  network_file is a path
+// or a caffe_pb2.NetParameter.
+shared_ptr<NetF> MakeNet(py::object network, py::object phase,
+                         py::object level, py::object stages,
+                         py::object weights) {
+  if (py::isinstance<py::str>(phase) || py::hasattr(phase, "__fspath__")) {
+    if (!weights.is_none() || !stages.is_none())
+      throw py::type_error("the legacy form is Net(network_file, "
+                           "weights_file, phase)");
+    weights = phase;
+    phase = level;
+    level = py::int_(0);
+  }
+  const int ph = PhaseArg(phase);
+  const int lv = level.cast<int>();
+  const vector<string> st = StringList(stages, "stages");
+  NetParameter param;
+  string source;
+  if (NetParamFromMessage(network, &param, &source))
+    return NetFromParam(param, source, ph, lv, st, weights);
+  const string file = PathArg(network, "network_file");
+  return FinishNet(
+      std::make_shared<NetF>(file, static_cast<Phase>(ph), lv, &st), weights);
+}
+
+void SaveNet(const NetF& net, py::object filename) {
+  NetParameter param;
+  net.ToProto(&param, false);
+  WriteProtoToBinaryFile(param, PathArg(filename, "filename"));
+}
+
+// Arrays handed to MemoryData layers stay referenced while the layer lives
+// (Caffe kept them on the Python Net object, which a solver's net does not
+// outlive).  Entries of layers that are gone are dropped on the next call.
+struct HeldArrays {
+  std::weak_ptr<Layer<float> > layer;
+  py::object data, labels;
+};
+
+void HoldInputArrays(const shared_ptr<Layer<float> >& layer, py::object data,
+                     py::object labels) {
+  static vector<HeldArrays>* held = new vector<HeldArrays>();  // never freed:
+  // it may hold Python objects past interpreter shutdown.
+  held->erase(std::remove_if(held->begin(), held->end(),
+                             [&](const HeldArrays& h) {
+                               shared_ptr<Layer<float> > l = h.layer.lock();
+                               return !l || l == layer;
+                             }),
+              held->end());
+  held->push_back(HeldArrays{layer, data, labels});
+}
+
+py::array CheckInputArray(py::handle obj, const string& what, int channels,
+                          int height, int width) {
+  if (!py::isinstance<py::array>(obj))
+    throw Error(what + " must be a numpy array");
+  py::array arr = py::reinterpret_borrow<py::array>(obj);
+  if (!arr.dtype().is(py::dtype::of<float>()))
+    throw Error(what + " must be float32, not " +
+                py::str(arr.dtype()).cast<string>());
+  if (!(arr.flags() & py::array::c_style))
+    throw Error(what + " must be C contiguous");
+  if (arr.ndim() != 4)
+    throw Error(what + " must be 4-d, not " + std::to_string(arr.ndim()) +
+                "-d");
+  const int want[3] = {channels, height, width};
+  const char* axis[3] = {"channels", "height", "width"};
+  for (int i = 0; i < 3; ++i) {
+    if (arr.shape(i + 1) != want[i])
+      throw Error(what + " has wrong " + axis[i] + ": " +
+                  std::to_string(arr.shape(i + 1)) + " (the layer expects " +
+                  std::to_string(want[i]) + ")");
+  }
+  return arr;
+}
+
+void SetInputArrays(NetF& net, py::object data, py::object labels) {
+  shared_ptr<MemoryDataLayer<float> > md =
+      net.layers().empty()
+          ? nullptr
+          : std::dynamic_pointer_cast<MemoryDataLayer<float> >(
+                net.layers()[0]);
+  if (!md)
+    throw Error("set_input_arrays may only be called if the first layer is "
+                "a MemoryData layer (net '" + net.name() + "')");
+  py::array d = CheckInputArray(data, "data array", md->channels(),
+                                md->height(), md->width());
+  py::array l = CheckInputArray(labels, "labels array", 1, 1, 1);
+  if (d.shape(0) != l.shape(0))
+    throw Error("data and labels must have the same first dimension (" +
+                std::to_string(d.shape(0)) + " vs " +
+                std::to_string(l.shape(0)) + ")");
+  if (d.shape(0) == 0 || d.shape(0) % md->batch_size() != 0)
+    throw Error("first dimensions of input arrays must be a positive "
+                "multiple of batch size " + std::to_string(md->batch_size()) +
+                ", not " + std::to_string(d.shape(0)));
+  // MemoryData only reads the arrays.
+  md->Reset(static_cast<float*>(const_cast<void*>(d.data())),
+            static_cast<float*>(const_cast<void*>(l.data())),
+            static_cast<int>(d.shape(0)));
+  HoldInputArrays(md, data, labels);
+}
+
+py::list NetLayers(const NetF& net) {
+  py::list out;
+  for (const shared_ptr<Layer<float> >& layer : net.layers()) {
+    if (PythonLayer* pl = dynamic_cast<PythonLayer*>(layer.get())) {
+      out.append(py::reinterpret_borrow<py::object>(py::handle(pl->self())));
+    } else {
+      PyLayerHandle h;
+      h.owned = layer;
+      out.append(py::cast(h));
+    }
+  }
+  return out;
+}
+
+py::object MemoryPlanInfo(const NetF& net) {
+  const NetMemory<float>* m = net.memory();
+  if (m == nullptr) return py::none();
+  const mem::Plan& plan = m->plan();
+  py::dict d;
+  d["level"] = m->param().level();
+  d["release"] = m->param().release() ==
+                         MemoryOptimizationParameter_Release_DYNAMIC
+                     ? "DYNAMIC"
+                     : "STATIC";
+  d["forward_only"] = m->forward_only();
+  d["planned_bytes"] = plan.total_bytes();
+  d["shared_bytes"] = plan.shared_bytes;
+  d["pinned_bytes"] = plan.pinned_bytes;
+  d["unoptimized_bytes"] = plan.unshared_bytes;
+  d["lower_bound"] = plan.lower_bound;
+  d["pool_bytes"] = m->pool_bytes();
+  py::list buffers;
+  for (size_t i = 0; i < m->buffers().size(); ++i) {
+    const auto& b = m->buffers()[i];
+    const mem::BufferRequest& r = m->requests()[i];
+    py::dict e;
+    e["name"] = b.name;
+    e["bytes"] = r.bytes;
+    e["first_step"] = r.first_step;
+    e["last_step"] = r.last_step;
+    e["shared"] = r.shareable;
+    e["pin_reason"] = b.pinned ? py::object(py::str(b.pin_reason))
+                               : py::object(py::none());
+    buffers.append(e);
+  }
+  d["buffers"] = buffers;
+  return d;
+}
+
+py::dict MemReport(py::object network, py::object phase, int level) {
+  NetParameter param;
+  string source;
+  if (!NetParamFromMessage(network, &param, &source)) {
+    source = PathArg(network, "network_file");
+    ReadNetParamsFromTextFileOrDie(source, &param);
+  }
+  MemoryReport r;
+  try {
+    r = BuildMemoryReport(param, static_cast<Phase>(PhaseArg(phase)), level);
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
+  }
+  py::dict d;
+  d["net_name"] = r.net_name;
+  d["activation_bytes"] = r.activation_bytes;
+  d["param_bytes"] = r.param_bytes;
+  d["internal_bytes"] = r.internal_bytes;
+  d["caffe_bytes"] = r.caffe_bytes();
+  d["lower_bound"] = r.lower_bound;
+  d["pinned_bytes"] = r.pinned_bytes;
+  d["planned_bytes"] = vector<size_t>(r.planned_bytes, r.planned_bytes + 3);
+  d["measured_peak_plain"] = r.measured_peak_plain;
+  d["measured_peak_planned"] = r.measured_peak_planned;
+  d["text"] = FormatMemoryReport(r);
+  return d;
+}
+
+// ---------------------------------------------------------- Solver helpers
+
+// A KeyboardInterrupt (or other signal handler error) caught during a
+// solver step, raised again once the step has stopped.
+struct PendingPythonError {
+  PyObject* type = nullptr;
+  PyObject* value = nullptr;
+  PyObject* trace = nullptr;
+};
+thread_local PendingPythonError g_pending;
+
+void WatchSignals(SolverF* solver) {
+  solver->SetActionFunction([]() {
+    py::gil_scoped_acquire gil;
+    if (g_pending.type != nullptr || PyErr_CheckSignals() == 0)
+      return SolverAction::NONE;
+    PyErr_Fetch(&g_pending.type, &g_pending.value, &g_pending.trace);
+    return SolverAction::STOP;
+  });
+}
+
+// Runs fn without the GIL, then raises what a signal handler raised.
+template <typename Fn>
+void RunSolver(Fn fn) {
+  try {
+    py::gil_scoped_release release;
+    fn();
+  } catch (...) {
+    Py_CLEAR(g_pending.type);
+    Py_CLEAR(g_pending.value);
+    Py_CLEAR(g_pending.trace);
+    throw;
+  }
+  if (g_pending.type != nullptr) {
+    PyErr_Restore(g_pending.type, g_pending.value, g_pending.trace);
+    g_pending = PendingPythonError();
+    throw py::error_already_set();
+  }
+}
+
+SolverParameter ReadSolverParam(py::handle path) {
+  SolverParameter param;
+  ReadSolverParamsFromTextFileOrDie(PathArg(path, "solver file"), &param);
+  return param;
+}
+
+template <typename S>
+shared_ptr<S> MakeSolver(py::object path) {
+  shared_ptr<S> solver = std::make_shared<S>(ReadSolverParam(path));
+  WatchSignals(solver.get());
+  return solver;
+}
+
+shared_ptr<SolverF> GetSolver(py::object path) {
+  shared_ptr<SolverF> solver(
+      SolverRegistry<float>::CreateSolver(ReadSolverParam(path)));
+  WatchSignals(solver.get());
+  return solver;
+}
+
+// Caffe 1.0's Timer (host clock here).
+class Timer {
+ public:
+  void Start() {
+    if (!running_) start_ = std::chrono::steady_clock::now();
+    running_ = true;
+    has_run_ = true;
+  }
+  void Stop() {
+    if (!running_) return;
+    elapsed_ms_ = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - start_)
+                      .count();
+    running_ = false;
+  }
+  double MilliSeconds() {
+    if (!has_run_) return 0;
+    if (running_) Stop();
+    return elapsed_ms_;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  double elapsed_ms_ = 0;
+  bool running_ = false;
+  bool has_run_ = false;
+};
+
+struct NcclUnavailable {};
+
+// A layer's learnable blobs (Layer.blobs); add_blob is for Python layers'
+// setup.
+struct BlobVec {
+  PyLayerHandle layer;
+};
+
+// Solvers and their Python names, bound alike.
+template <typename S, typename Base>
+void BindSolver(py::module_& m, const char* name) {
+  py::class_<S, Base, shared_ptr<S> >(m, name).def(
+      py::init(&MakeSolver<S>), py::arg("solver_file"));
+}
+
+}  // namespace
+}  // namespace caffe
+
+// ------------------------------------------------------------------ module
+
+PYBIND11_MODULE(_caffe, m) {
+  using namespace caffe;  // NOLINT(build/namespaces)
+  m.doc() = "LeanCaffe's compiled pycaffe core (float nets)";
+  m.attr("__version__") = "1.0.0";
+  m.attr("TRAIN") = static_cast<int>(TRAIN);
+  m.attr("TEST") = static_cast<int>(TEST);
+
+  static py::exception<Error> caffe_error(m, "CaffeError",
+                                          PyExc_RuntimeError);
+  static py::exception<BlobNotReadable> not_readable(
+      m, "BlobNotReadableError", caffe_error.ptr());
+  // The most specific translator must run first; pybind11 tries the most
+  // recently registered first.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      caffe_error(e.what());
+    }
+  });
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const BlobNotReadable& e) {
+      not_readable(e.what());
+    }
+  });
+
+  RegisterPythonLayer();
+
+  // Process-wide settings.
+  m.def("set_mode_cpu", []() { Caffe::set_mode(Caffe::CPU); });
+  m.def("set_mode_gpu", []() {
+    throw Error("set_mode_gpu: this LeanCaffe build has no GPU support "
+                "(CPU only); keep caffe.set_mode_cpu()");
+  });
+  m.def("set_device", [](int device) {
+    throw Error("set_device(" + std::to_string(device) +
+                "): this LeanCaffe build has no GPU support (CPU only)");
+  }, py::arg("device_id"));
+  m.def("set_random_seed", [](unsigned int seed) {
+    Caffe::set_random_seed(seed);
+  }, py::arg("seed"));
+  m.def("init_log", [](int level) {
+    FLAGS_logtostderr = 1;
+    FLAGS_minloglevel = level;
+    // glog refuses a second initialization (it aborts), and the caffe
+    // tool has done it already when a Python layer imports caffe.
+    if (!google::IsGoogleLoggingInitialized())
+      google::InitGoogleLogging("pycaffe");
+  }, py::arg("level") = 0);
+  m.def("log", [](const string& s) { LOG(INFO) << s; });
+  m.def("layer_type_list", &LayerRegistry<float>::LayerTypeList);
+  m.def("solver_count", &Caffe::solver_count);
+  m.def("set_solver_count", &Caffe::set_solver_count);
+  m.def("solver_rank", []() { return Caffe::root_solver() ? 0 : 1; });
+  m.def("set_solver_rank", &Caffe::set_solver_rank);
+  m.def("set_multiprocess", [](bool multiprocess) {
+    if (multiprocess)
+      throw Error("set_multiprocess(True): this LeanCaffe build has no "
+                  "multi-GPU (NCCL) support");
+  });
+  m.def("has_nccl", []() { return false; });
+  m.def("mem_report", &MemReport, py::arg("network_file"),
+        py::arg("phase") = static_cast<int>(TRAIN), py::arg("level") = 2,
+        "The memory plan `caffe mem` shows, as a dict (text: its report).");
+
+  py::class_<PyBlob>(m, "Blob")
+      .def(py::init([](py::args shape) {
+             PyBlob b;
+             b.blob = std::make_shared<Blob<float> >(ShapeArgs(shape));
+             return b;
+           }))
+      .def_property_readonly(
+          "shape", [](const PyBlob& b) { return b.blob->shape(); })
+      .def_property_readonly("num",
+                             [](const PyBlob& b) { return b.blob->num(); })
+      .def_property_readonly(
+          "channels", [](const PyBlob& b) { return b.blob->channels(); })
+      .def_property_readonly("height",
+                             [](const PyBlob& b) { return b.blob->height(); })
+      .def_property_readonly("width",
+                             [](const PyBlob& b) { return b.blob->width(); })
+      .def_property_readonly("count",
+                             [](const PyBlob& b) { return b.blob->count(); })
+      .def("reshape", [](PyBlob& b, py::args shape) {
+        b.blob->Reshape(ShapeArgs(shape));
+      })
+      .def_property_readonly(
+          "data", [](const PyBlob& b) { return BlobView(b, false); })
+      .def_property_readonly(
+          "diff", [](const PyBlob& b) { return BlobView(b, true); })
+      .def("__repr__", [](const PyBlob& b) {
+        return "<caffe.Blob " + (b.name.empty() ? "" : "'" + b.name + "' ") +
+               b.blob->shape_string() + ">";
+      });
+
+  py::class_<BlobVec>(m, "BlobVec")
+      .def("__len__",
+           [](const BlobVec& v) { return v.layer.get()->blobs().size(); })
+      .def("__getitem__",
+           [](const BlobVec& v, py::ssize_t i) {
+             const auto& blobs = v.layer.get()->blobs();
+             const py::ssize_t n = static_cast<py::ssize_t>(blobs.size());
+             if (i < 0) i += n;
+             if (i < 0 || i >= n) throw py::index_error("blob index");
+             PyBlob b;
+             b.blob = blobs[i];
+             return b;
+           })
+      .def("add_blob", [](BlobVec& v, py::args shape) {
+        v.layer.get()->blobs().push_back(
+            std::make_shared<Blob<float> >(ShapeArgs(shape)));
+      });
+
+  py::class_<PyLayerHandle>(m, "Layer", py::dynamic_attr())
+      // Python layers subclass Layer; Caffe passes the LayerParameter.
+      .def(py::init([](py::args, py::kwargs) { return PyLayerHandle(); }))
+      .def_property_readonly("blobs",
+                             [](const PyLayerHandle& h) { return BlobVec{h}; })
+      .def_property_readonly(
+          "type", [](const PyLayerHandle& h) { return h.get()->type(); })
+      .def("setup",
+           [](PyLayerHandle& h, const vector<PyBlob>& bottom,
+              const vector<PyBlob>& top) {
+             // A Python layer without setup() needs none.
+             if (h.is_python) return;
+             h.get()->LayerSetUp(RawBlobs(bottom), RawBlobs(top));
+           })
+      .def("reshape", [](PyLayerHandle& h, const vector<PyBlob>& bottom,
+                         const vector<PyBlob>& top) {
+        if (h.is_python) {
+          PyErr_SetString(PyExc_NotImplementedError,
+                          "a Python layer must define reshape(bottom, top)");
+          throw py::error_already_set();
+        }
+        h.get()->Reshape(RawBlobs(bottom), RawBlobs(top));
+      });
+
+  py::class_<NetF, shared_ptr<NetF> >(m, "Net", py::dynamic_attr())
+      .def(py::init(&MakeNet), py::arg("network_file"), py::arg("phase"),
+           py::arg("level") = 0, py::arg("stages") = py::none(),
+           py::arg("weights") = py::none())
+      .def_static(
+          "from_string",
+          [](const string& text, py::object phase, int level,
+             py::object stages, py::object weights) {
+            NetParameter param;
+            ReadProtoFromTextString(text, "<prototxt string>", &param);
+            return NetFromParam(param, "<prototxt string>", PhaseArg(phase),
+                                level, StringList(stages, "stages"), weights);
+          },
+          py::arg("text"), py::arg("phase"), py::arg("level") = 0,
+          py::arg("stages") = py::none(), py::arg("weights") = py::none(),
+          "Builds a net from prototxt text (NetParameter text format).")
+      .def("_forward", &NetF::ForwardFromTo,
+           py::call_guard<py::gil_scoped_release>())
+      .def("_backward", &NetF::BackwardFromTo,
+           py::call_guard<py::gil_scoped_release>())
+      .def("reshape", &NetF::Reshape, py::call_guard<py::gil_scoped_release>())
+      .def("clear_param_diffs", &NetF::ClearParamDiffs)
+      .def("copy_from",
+           [](NetF& net, py::object path) {
+             net.CopyTrainedLayersFrom(PathArg(path, "weights file"));
+           })
+      .def("share_with",
+           [](NetF& net, const NetF& other) {
+             net.ShareTrainedLayersWith(&other);
+           })
+      .def_property_readonly("_blob_loss_weights", &NetF::blob_loss_weights)
+      .def("_bottom_ids",
+           [](const NetF& net, int i) {
+             if (i < 0 || i >= static_cast<int>(net.layers().size()))
+               throw py::index_error("layer index");
+             return net.bottom_ids(i);
+           })
+      .def("_top_ids",
+           [](const NetF& net, int i) {
+             if (i < 0 || i >= static_cast<int>(net.layers().size()))
+               throw py::index_error("layer index");
+             return net.top_ids(i);
+           })
+      .def_property_readonly("_blobs",
+                             [](const shared_ptr<NetF>& net) {
+                               vector<PyBlob> out;
+                               for (size_t i = 0; i < net->blobs().size();
+                                    ++i)
+                                 out.push_back(PyBlob{net->blobs()[i], net,
+                                                      net->blob_names()[i]});
+                               return out;
+                             })
+      .def_property_readonly("_blob_names", &NetF::blob_names)
+      .def_property_readonly("layers", &NetLayers)
+      .def_property_readonly("_layer_names", &NetF::layer_names)
+      .def_property_readonly("_inputs", &NetF::input_blob_indices)
+      .def_property_readonly("_outputs", &NetF::output_blob_indices)
+      .def_property_readonly("name", &NetF::name)
+      .def("_set_input_arrays", &SetInputArrays)
+      .def("save", &SaveNet)
+      .def("save_hdf5",
+           [](const NetF& net, py::object f) {
+             net.ToHDF5(PathArg(f, "filename"));
+           })
+      .def("load_hdf5",
+           [](NetF& net, py::object f) {
+             net.CopyTrainedLayersFromHDF5(PathArg(f, "filename"));
+           })
+      .def("memory_report", &MemoryPlanInfo,
+           "The mem_param plan applied to this net (None when the net is "
+           "not optimized).")
+      .def_property_readonly("_mem_param", [](const NetF& net) -> py::object {
+        if (net.memory() == nullptr) return py::none();
+        return py::bytes(net.memory()->param().SerializeAsString());
+      });
+
+  py::class_<SolverF, shared_ptr<SolverF> >(m, "Solver")
+      .def_property_readonly("net", &SolverF::net)
+      .def_property_readonly("test_nets", &SolverF::test_nets)
+      .def_property_readonly("iter", &SolverF::iter)
+      .def_property_readonly("type", &SolverF::type)
+      .def_property_readonly("_param",
+                             [](const SolverF& s) {
+                               return py::bytes(s.param().SerializeAsString());
+                             })
+      .def("step",
+           [](SolverF& s, int iters) { RunSolver([&] { s.Step(iters); }); },
+           py::arg("iters"))
+      .def(
+          "solve",
+          [](SolverF& s, py::object resume_file) {
+            if (resume_file.is_none()) {
+              RunSolver([&] { s.Solve(); });
+            } else {
+              const string file = PathArg(resume_file, "resume_file");
+              RunSolver([&] { s.Solve(file); });
+            }
+          },
+          py::arg("resume_file") = py::none())
+      .def("restore",
+           [](SolverF& s, py::object file) {
+             s.Restore(PathArg(file, "solver state").c_str());
+           })
+      .def("snapshot", &SolverF::Snapshot)
+      .def("share_weights", [](SolverF& s, NetF& net) {
+        net.ShareTrainedLayersWith(s.net().get());
+      });
+
+  py::class_<SGDSolver<float>, SolverF, shared_ptr<SGDSolver<float> > >(
+      m, "SGDSolver")
+      .def(py::init(&MakeSolver<SGDSolver<float> >), py::arg("solver_file"));
+  BindSolver<NesterovSolver<float>, SGDSolver<float> >(m, "NesterovSolver");
+  BindSolver<AdaGradSolver<float>, SGDSolver<float> >(m, "AdaGradSolver");
+  BindSolver<RMSPropSolver<float>, SGDSolver<float> >(m, "RMSPropSolver");
+  BindSolver<AdaDeltaSolver<float>, SGDSolver<float> >(m, "AdaDeltaSolver");
+  BindSolver<AdamSolver<float>, SGDSolver<float> >(m, "AdamSolver");
+  m.def("get_solver", &GetSolver, py::arg("solver_file"),
+        "A solver of the type the solver file names.");
+
+  py::class_<Timer>(m, "Timer")
+      .def(py::init<>())
+      .def("start", &Timer::Start)
+      .def("stop", &Timer::Stop)
+      .def_property_readonly("ms", &Timer::MilliSeconds);
+
+  py::class_<NcclUnavailable>(m, "NCCL").def(
+      py::init([](py::args, py::kwargs) -> NcclUnavailable* {
+        throw Error("NCCL: this LeanCaffe build has no multi-GPU support");
+      }));
+}
