@@ -734,11 +734,30 @@ MODELS = {
 }
 
 
+# Every train_val net trains and tests with LeanCaffe's memory optimizer.
+# (BVLC Caffe 1.0 does not know NetParameter field 200 and its text parser
+# rejects the block: drop it to use these files there.)
+MEM_PARAM = """mem_param {
+  optimize_train: true
+  optimize_test: true
+}
+"""
+
+
+def with_mem_param(text):
+    """Puts the mem_param block right after the net's name line."""
+    lines = text.splitlines(True)
+    for i, line in enumerate(lines):
+        if line.startswith("name:"):
+            return "".join(lines[:i + 1]) + MEM_PARAM + "".join(lines[i + 1:])
+    return MEM_PARAM + text
+
+
 def write_model(name, root):
     build, batch = MODELS[name]
     d = os.path.join(root, name)
     write(os.path.join(d, "train_val.prototxt"),
-          build(True, batch).text(HEADER))
+          with_mem_param(build(True, batch).text(HEADER)))
     write(os.path.join(d, "deploy.prototxt"),
           build(False, batch).text(HEADER))
     if name in SOLVERS:

@@ -106,6 +106,17 @@ class Layer {
   // buffer whose lifetime does not overlap.  Memory a layer keeps across
   // iterations (recurrent state) must not be listed.
   virtual void KeptMemory(vector<SyncedMemory*>* kept) const {}
+  // Whether recomputation (mem_param.recompute) may run Forward a second
+  // time before Backward.  False for layers whose forward changes state
+  // that a second run would change again (recurrent hidden state, user
+  // code); their outputs are kept instead.  Layers without bottoms (data)
+  // are never run twice whatever this says.
+  virtual bool Recomputable() const { return true; }
+  // Set by the net around a recomputing forward: a layer that updates
+  // state in Forward (BatchNorm's running statistics) skips the update so
+  // it happens once per iteration.
+  void set_recomputing(bool value) { recomputing_ = value; }
+  bool recomputing() const { return recomputing_; }
 
   bool param_propagate_down(const int param_id) const {
     return (param_propagate_down_.size() > static_cast<size_t>(param_id))
@@ -153,6 +164,7 @@ class Layer {
   vector<shared_ptr<Blob<Dtype> > > blobs_;
   vector<bool> param_propagate_down_;
   vector<Dtype> loss_;
+  bool recomputing_ = false;
 };
 
 template <typename Dtype>

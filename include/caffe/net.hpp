@@ -130,9 +130,10 @@ class Net {
   // The memory plan mem_param asked for, or null when the net is not
   // optimized (no mem_param, or optimize_train/optimize_test off).
   const NetMemory<Dtype>* memory() const { return memory_.get(); }
-  // Empty when blob_name's data may be read after Forward; otherwise an
-  // error naming the blob that reuses its memory and the fix.
-  string BlobReadableError(const string& blob_name) const;
+  // Empty when blob_name's data may be read after Forward (its diff, with
+  // diff true, after Backward); otherwise an error naming the buffer that
+  // reuses its memory and the fix.
+  string BlobReadableError(const string& blob_name, bool diff = false) const;
   bool blob_readable(const string& blob_name) const {
     return BlobReadableError(blob_name).empty();
   }
@@ -152,6 +153,10 @@ class Net {
                    map<string, int>* blob_name_to_idx);
   void AppendParam(const NetParameter& param, const int layer_id,
                    const int param_id);
+  // Runs segment `segment`'s forward again for recomputation, replaying
+  // the random draws its first forward made.
+  void Recompute(int segment);
+  bool ReplayStartsAt(int layer_id) const;
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);
@@ -194,6 +199,9 @@ class Net {
   // Activation elements counted at Init (what Caffe 1.0 logs).
   size_t memory_used_;
   std::unique_ptr<NetMemory<Dtype> > memory_;
+  // The random generator's state in the last forward pass where each run
+  // of recomputed layers began, by layer.
+  std::map<int, Caffe::RNG> replay_rng_;
 
   DISABLE_COPY_AND_ASSIGN(Net);
 };

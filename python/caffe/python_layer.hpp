@@ -56,6 +56,8 @@ class PythonLayer : public Layer<float> {
     return kReadsBottomData | kReadsTopData;
   }
   bool AllowsInPlace() const override { return false; }
+  // User code may keep state between calls: never run twice per iteration.
+  bool Recomputable() const override { return false; }
 
   // The Python object implementing the layer (borrowed reference).
   _object* self() const { return self_; }

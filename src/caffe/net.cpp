@@ -231,11 +231,12 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
 }
 
 template <typename Dtype>
-string Net<Dtype>::BlobReadableError(const string& blob_name) const {
+string Net<Dtype>::BlobReadableError(const string& blob_name,
+                                     bool diff) const {
   auto it = blob_names_index_.find(blob_name);
   if (it == blob_names_index_.end())
     return "Unknown blob name '" + blob_name + "'";
-  return memory_ ? memory_->ReadableError(it->second) : "";
+  return memory_ ? memory_->ReadableError(it->second, diff) : "";
 }
 
 template <typename Dtype>
@@ -439,6 +440,8 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
+    if (memory_ && memory_->recomputes() && ReplayStartsAt(i))
+      replay_rng_[i] = Caffe::rng();
     if (memory_) memory_->BeforeStep(memory_->ForwardStep(i));
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
@@ -476,7 +479,15 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       << "net '" << name_ << "' is a TEST-phase net whose memory was planned "
       << "for forward passes only; set mem_param { optimize_test: false } "
       << "to run backward on it";
+  int recomputed = -1;  // the segment recomputed last in this pass
   for (int i = start; i >= end; --i) {
+    if (memory_ && memory_->recomputes()) {
+      const int s = memory_->SegmentOf(i);
+      if (s != recomputed && memory_->segments()[s].recompute) {
+        Recompute(s);
+        recomputed = s;
+      }
+    }
     if (!layer_need_backward_[i]) continue;
     if (memory_) memory_->BeforeStep(memory_->BackwardStep(i));
     try {
@@ -488,6 +499,44 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     if (debug_info_) BackwardDebugInfo(i);
     if (memory_) memory_->AfterStep(memory_->BackwardStep(i));
   }
+}
+
+template <typename Dtype>
+bool Net<Dtype>::ReplayStartsAt(int layer_id) const {
+  // Layers run again draw the same random numbers as the first time (and
+  // so the same Dropout masks) when the generator is reset wherever a run
+  // of them starts: layers in between (data layers) are not run again.
+  const mem::Segment& seg = memory_->segments()[memory_->SegmentOf(layer_id)];
+  return seg.recompute && memory_->recomputable(layer_id) &&
+         (layer_id == seg.begin || !memory_->recomputable(layer_id - 1));
+}
+
+template <typename Dtype>
+void Net<Dtype>::Recompute(int segment) {
+  const mem::Segment& seg = memory_->segments()[segment];
+  Caffe::RNG after_forward = Caffe::rng();
+  for (int i = seg.begin; i <= seg.end; ++i) {
+    if (!memory_->recomputable(i)) continue;
+    if (ReplayStartsAt(i)) {
+      auto it = replay_rng_.find(i);
+      CAFFE_CHECK(it != replay_rng_.end())
+          << "net '" << name_ << "': Backward with recomputation needs a "
+          << "full Forward first";
+      Caffe::rng() = it->second;
+    }
+    memory_->BeforeStep(memory_->RecomputeStep(i));
+    layers_[i]->set_recomputing(true);
+    try {
+      layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
+    } catch (const std::exception& e) {
+      layers_[i]->set_recomputing(false);
+      Caffe::rng() = after_forward;
+      Rethrow(LayerContext(i) + " (recomputing)", e);
+    }
+    layers_[i]->set_recomputing(false);
+    memory_->AfterStep(memory_->RecomputeStep(i));
+  }
+  Caffe::rng() = after_forward;
 }
 
 template <typename Dtype>

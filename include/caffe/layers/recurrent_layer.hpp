@@ -59,6 +59,8 @@ class RecurrentLayer : public Layer<Dtype> {
   int BackwardReads() const override { return kReadsBottomData; }
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override { return internal_bytes_; }
+  // The hidden state carries over to the next forward.
+  bool Recomputable() const override { return false; }
 
   // The unrolled net (for inspection and tests); null before SetUp.
   Net<Dtype>* unrolled_net() const { return unrolled_net_.get(); }

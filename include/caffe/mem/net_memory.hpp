@@ -24,6 +24,11 @@
 //    other buffers already exposes a layer that reads it too late.
 //  * A TEST-phase net is planned for forward only; Backward on it is
 //    refused with an error rather than computed from reused memory.
+//  * Recomputation (mem_param.recompute): the net is cut into segments
+//    (mem/recompute.hpp); a buffer a recomputed segment fills again gets a
+//    second lifetime, planned like any other buffer, so recomputation and
+//    sharing add up in one arena.  The blob is pointed at the second
+//    placement when its recomputed value is written (BeforeStep).
 //  * release: DYNAMIC allocates nothing ahead: each shared buffer takes a
 //    block from a caching pool just before its first use (BeforeStep) and
 //    gives it back after its last use (AfterStep); the pool keeps freed
@@ -39,6 +44,7 @@
 
 #include "caffe/common.hpp"
 #include "caffe/mem/planner.hpp"
+#include "caffe/mem/recompute.hpp"
 #include "caffe/proto/caffe.pb.h"
 #include "caffe/syncedmem.hpp"
 
@@ -60,43 +66,73 @@ class NetMemory {
     int layer_id = -1;
     int kept_index = -1;
     std::string name;  // "<blob>", "<blob>(diff)" or "<layer>/kept<k>"
+    // 1 for the second lifetime of a buffer that recomputation fills again
+    // (its name then ends in "@recompute"), else 0.
+    int lifetime = 0;
     bool pinned = false;
     std::string pin_reason;
   };
 
   NetMemory(const Net<Dtype>* net, const MemoryOptimizationParameter& param);
 
-  // Plans and applies; call again after shapes change.
+  // Plans and applies; call again after shapes change.  Chooses the
+  // recompute segments first when mem_param.recompute asks for them.
   void PlanAndApply();
   // True when the blobs still view the memory the plan gave them.
   bool StillApplied() const;
 
-  // Called by the net around each step: DYNAMIC release hands out and takes
-  // back pool blocks; check mode poisons dead buffers.
+  // Called by the net around each step: STATIC plans point buffers with a
+  // second lifetime (recomputed values) at their memory; DYNAMIC release
+  // hands out and takes back pool blocks; check mode poisons dead buffers.
   void BeforeStep(int step);
   void AfterStep(int step);
   // Logs every buffer's lifetime, place and size, and the totals.
   void LogPlan() const;
   // Bytes the DYNAMIC pool holds (0 for STATIC).
   size_t pool_bytes() const { return pool_bytes_; }
-  int ForwardStep(int layer_id) const { return layer_id; }
-  int BackwardStep(int layer_id) const { return 2 * num_layers_ - 1 - layer_id; }
+  // Steps of one iteration (see mem/recompute.hpp MakeSchedule).
+  int ForwardStep(int layer_id) const { return forward_step_[layer_id]; }
+  int BackwardStep(int layer_id) const { return backward_step_[layer_id]; }
+  // -1 when layer `layer_id` is not run again.
+  int RecomputeStep(int layer_id) const { return recompute_step_[layer_id]; }
+  int num_steps() const { return static_cast<int>(schedule_.size()); }
+  const std::vector<mem::Step>& schedule() const { return schedule_; }
   bool forward_only() const { return forward_only_; }
 
-  // Empty when blob `blob_id`'s data is safe to read after a forward pass;
-  // otherwise why not, naming the blob that reuses its memory.
-  std::string ReadableError(int blob_id) const;
+  // Recomputation: the segments (one, not recomputed, without it), the
+  // segment of each layer, whether a layer may run twice, the blobs kept
+  // at the segment ends, the extra forward work as a fraction of one
+  // forward pass, and the planned bytes the same net needs without it.
+  const std::vector<mem::Segment>& segments() const { return segments_; }
+  int SegmentOf(int layer_id) const { return segment_of_[layer_id]; }
+  bool recomputes() const { return segments_.size() > 1; }
+  bool recomputable(int layer_id) const { return recomputable_[layer_id]; }
+  const std::vector<std::string>& checkpoints() const { return checkpoints_; }
+  double extra_forward_fraction() const { return extra_forward_fraction_; }
+  size_t bytes_without_recompute() const { return bytes_without_recompute_; }
 
+  // Empty when blob `blob_id`'s data (or diff) is safe to read after a
+  // forward (backward) pass; otherwise why not, naming the buffer that
+  // reuses its memory and the fix.
+  std::string ReadableError(int blob_id, bool diff = false) const;
+
+  // One entry per buffer lifetime: a buffer whose value is computed again
+  // by recomputation has two entries (same memory, two placements).
   const std::vector<Buffer>& buffers() const { return buffers_; }
   const std::vector<mem::BufferRequest>& requests() const { return requests_; }
   const mem::Plan& plan() const { return plan_; }
   const MemoryOptimizationParameter& param() const { return param_; }
-  int num_steps() const { return 2 * num_layers_; }
 
-  // Builds the buffer list and requests without applying anything.
+  // Builds the buffer list and requests for the current segments without
+  // applying anything.
   void Analyze();
 
  private:
+  // Layer facts recomputation needs (topology only, no values).
+  void StudyLayers();
+  void SetSegments(const std::vector<int>& boundaries);
+  std::vector<int> ChooseBoundaries();
+  size_t PlannedBytes(const std::vector<int>& boundaries);
   void Apply();
   void Poison(int request_index);
 
@@ -105,12 +141,25 @@ class NetMemory {
   int num_layers_;
   bool forward_only_;
   std::vector<Buffer> buffers_;
-  std::vector<mem::BufferRequest> requests_;  // one per buffer
+  std::vector<mem::BufferRequest> requests_;  // one per buffer entry
   mem::Plan plan_;
+  // The schedule and where each layer's steps are in it.
+  std::vector<mem::Segment> segments_;
+  std::vector<mem::Step> schedule_;
+  std::vector<int> forward_step_, recompute_step_, backward_step_;
+  std::vector<int> segment_of_;
+  // From StudyLayers.
+  std::vector<bool> recomputable_;
+  std::vector<int> boundary_candidates_;
+  std::vector<double> layer_bytes_, layer_cost_;
+  std::vector<std::string> checkpoints_;
+  double extra_forward_fraction_ = 0;
+  size_t bytes_without_recompute_ = 0;
   // Owned memory of the plan's slots.
   std::vector<std::shared_ptr<char> > slots_;
   std::vector<std::vector<int> > dying_at_step_;  // request ids per step
   std::vector<std::vector<int> > born_at_step_;   // DYNAMIC: ids per step
+  std::vector<std::vector<int> > repoint_at_step_;  // STATIC, recomputed
   bool dynamic_ = false;
   // DYNAMIC: free blocks by size, the block each live request holds, and
   // which request last took over a dead request's block.

@@ -39,6 +39,13 @@ struct MemoryReport {
   size_t planned_bytes[3] = {0, 0, 0};  // activations planned, per level
   size_t measured_peak_plain = 0;    // measured host peak, unoptimized
   size_t measured_peak_planned = 0;  // measured host peak, at `level`
+  // Recomputation (empty without it): the blobs kept at segment ends, the
+  // forward step of each, the extra forward work over one forward pass,
+  // and the planned activation bytes without recomputation.
+  std::vector<std::string> checkpoints;
+  std::vector<int> checkpoint_steps;
+  double extra_forward_fraction = 0;
+  size_t bytes_without_recompute = 0;
   // The plan at `level`, for drawing.
   std::vector<mem::BufferRequest> requests;
   mem::Plan plan;

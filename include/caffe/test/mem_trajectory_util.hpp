@@ -33,7 +33,11 @@ struct Trajectory {
 inline Trajectory TrainTrajectory(
     NetParameter net, const MemoryOptimizationParameter* mp, int iters,
     const std::function<void(Net<float>*)>& prepare = nullptr) {
-  if (mp) net.mutable_mem_param()->CopyFrom(*mp);
+  if (mp) {
+    net.mutable_mem_param()->CopyFrom(*mp);
+  } else {
+    net.clear_mem_param();
+  }
   SolverParameter sp;
   sp.mutable_net_param()->CopyFrom(net);
   sp.set_base_lr(0.001f);

@@ -33,10 +33,12 @@ inline std::string ModelPath(const std::string& model,
   return std::string(CAFFE_SOURCE_DIR) + "/models/" + model + "/" + file;
 }
 
-// train_val.prototxt with Data layers replaced by DummyData of `batch`.
+// train_val.prototxt with Data layers replaced by DummyData of `batch`,
+// without its mem_param block: each test says whether it optimizes.
 inline NetParameter ZooTrainVal(const ZooModel& m, int batch) {
   NetParameter p;
   ReadNetParamsFromTextFileOrDie(ModelPath(m.name, "train_val.prototxt"), &p);
+  p.clear_mem_param();
   for (int i = 0; i < p.layer_size(); ++i) {
     LayerParameter* l = p.mutable_layer(i);
     if (l->type() != "Data") continue;

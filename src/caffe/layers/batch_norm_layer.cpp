@@ -120,7 +120,10 @@ void BatchNormLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
       }
       sd[c] = static_cast<Dtype>(sq / per_channel);
     }
-    // Running statistics, before eps touches the variance.
+  }
+  if (!use_global_stats_ && !this->recomputing_) {
+    // Running statistics, before eps touches the variance; once per
+    // iteration, not again when recomputation runs this forward twice.
     const Dtype f = moving_average_fraction_;
     Dtype* blob_s = this->blobs_[2]->mutable_cpu_data();
     blob_s[0] = blob_s[0] * f + Dtype(1);

@@ -13,7 +13,7 @@ namespace caffe {
 namespace {
 const int kNever = std::numeric_limits<int>::max();
 
-// Read/write steps gathered for one buffer during the dry run.
+// Read/write steps gathered for one buffer lifetime during the dry run.
 struct Uses {
   int first_write = kNever;
   int first_read = kNever;
@@ -28,6 +28,13 @@ struct Uses {
   }
   bool used() const { return last_use >= 0; }
 };
+
+// One use in the dry run; `again` marks a write by a recompute step.
+struct Use {
+  int step;
+  bool write;
+  bool again;
+};
 }  // namespace
 
 template <typename Dtype>
@@ -36,15 +43,125 @@ NetMemory<Dtype>::NetMemory(const Net<Dtype>* net,
     : net_(net), param_(param), num_layers_(0), forward_only_(false) {}
 
 template <typename Dtype>
+void NetMemory<Dtype>::StudyLayers() {
+  num_layers_ = static_cast<int>(net_->layers().size());
+  forward_only_ = net_->phase() == TEST;
+  // Genuine writes: a top that is not a view of a bottom's memory (Split,
+  // Flatten, Reshape tops are views), or an in-place top (the same blob).
+  auto writes = [&](int layer, size_t k) {
+    const Blob<Dtype>* top = net_->top_vecs()[layer][k];
+    for (const Blob<Dtype>* bottom : net_->bottom_vecs()[layer])
+      if (bottom->data() == top->data()) return bottom == top;
+    return true;
+  };
+  auto in_place = [&](int layer, size_t k) {
+    const Blob<Dtype>* top = net_->top_vecs()[layer][k];
+    for (const Blob<Dtype>* bottom : net_->bottom_vecs()[layer])
+      if (bottom == top) return true;
+    return false;
+  };
+  std::map<const SyncedMemory*, int> first, last;  // memory -> layer
+  std::set<const SyncedMemory*> kept_as_is;  // written by a layer run once
+  recomputable_.assign(num_layers_, false);
+  layer_bytes_.assign(num_layers_, 0.0);
+  layer_cost_.assign(num_layers_, 0.0);
+  for (int i = 0; i < num_layers_; ++i) {
+    Layer<Dtype>& layer = *net_->layers()[i];
+    bool again = !net_->bottom_ids(i).empty() && layer.Recomputable();
+    // An in-place layer on memory a layer run once wrote would apply
+    // itself twice: it runs once too.
+    for (size_t k = 0; k < net_->top_ids(i).size(); ++k)
+      if (in_place(i, k) &&
+          kept_as_is.count(net_->top_vecs()[i][k]->data().get()))
+        again = false;
+    recomputable_[i] = again;
+    for (size_t k = 0; k < net_->top_ids(i).size(); ++k) {
+      if (!writes(i, k)) continue;
+      const Blob<Dtype>* top = net_->top_vecs()[i][k];
+      const SyncedMemory* m = top->data().get();
+      if (!again) kept_as_is.insert(m);
+      if (!first.count(m)) first[m] = i;
+      last[m] = i;
+      if (!in_place(i, k)) layer_bytes_[i] += top->count() * sizeof(Dtype);
+      // Forward work: multiply-adds per output for layers with weights
+      // (convolution, inner product), one per output otherwise.
+      double per_output = 1;
+      if (!layer.blobs().empty() && top->num_axes() > 1 && top->shape(1) > 0)
+        per_output = std::max(
+            1.0, static_cast<double>(layer.blobs()[0]->count()) /
+                     top->shape(1));
+      layer_cost_[i] += top->count() * per_output;
+    }
+  }
+  // A segment may end after layer b only when no later layer writes memory
+  // written at or before b: recomputing the next segment must find its
+  // inputs as the forward pass left them.
+  std::vector<int> blocked(num_layers_ + 1, 0);  // difference array
+  for (const auto& f : first) {
+    const int l = last[f.first];
+    if (l > f.second) {
+      blocked[f.second] += 1;
+      blocked[l] -= 1;
+    }
+  }
+  boundary_candidates_.clear();
+  int open = 0;
+  bool any_recomputable = false;
+  for (int b = 0; b + 1 < num_layers_; ++b) {
+    open += blocked[b];
+    any_recomputable = any_recomputable || recomputable_[b];
+    if (open == 0 && any_recomputable) boundary_candidates_.push_back(b);
+  }
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::SetSegments(const std::vector<int>& boundaries) {
+  segments_ = mem::MakeSegments(num_layers_, boundaries);
+  schedule_ = mem::MakeSchedule(segments_, recomputable_);
+  forward_step_.assign(num_layers_, -1);
+  recompute_step_.assign(num_layers_, -1);
+  backward_step_.assign(num_layers_, -1);
+  segment_of_.assign(num_layers_, 0);
+  for (size_t s = 0; s < segments_.size(); ++s)
+    for (int i = segments_[s].begin; i <= segments_[s].end; ++i)
+      segment_of_[i] = static_cast<int>(s);
+  for (size_t s = 0; s < schedule_.size(); ++s) {
+    const mem::Step& step = schedule_[s];
+    std::vector<int>& at = step.kind == mem::Step::kForward ? forward_step_
+                           : step.kind == mem::Step::kRecompute
+                               ? recompute_step_
+                               : backward_step_;
+    at[step.layer] = static_cast<int>(s);
+  }
+  checkpoints_.clear();
+  for (int b : boundaries) {
+    // Name the segment's end by the blob that first held its memory.
+    const Blob<Dtype>* top = net_->top_vecs()[b].empty()
+                                 ? nullptr
+                                 : net_->top_vecs()[b][0];
+    std::string name = net_->layer_names()[b];
+    if (top) {
+      for (size_t id = 0; id < net_->blobs().size(); ++id)
+        if (net_->blobs()[id]->data() == top->data()) {
+          name = net_->blob_names()[id];
+          break;
+        }
+    }
+    checkpoints_.push_back(name);
+  }
+  extra_forward_fraction_ =
+      mem::ExtraForwardFraction(segments_, recomputable_, layer_cost_);
+}
+
+template <typename Dtype>
 void NetMemory<Dtype>::Analyze() {
   buffers_.clear();
   requests_.clear();
-  num_layers_ = static_cast<int>(net_->layers().size());
-  forward_only_ = net_->phase() == TEST;
   const auto& blobs = net_->blobs();
-  std::map<SyncedMemory*, int> index;  // memory -> buffer id
-  std::vector<Uses> uses;
-  auto buffer_of = [&](int blob_id, bool is_diff) {
+  std::map<SyncedMemory*, int> index;  // memory -> group
+  std::vector<Buffer> groups;
+  std::vector<std::vector<Use> > uses;
+  auto group_of_blob = [&](int blob_id, bool is_diff) {
     const shared_ptr<Blob<Dtype> >& blob = blobs[blob_id];
     SyncedMemory* m = is_diff ? blob->diff().get() : blob->data().get();
     auto it = index.find(m);
@@ -53,57 +170,73 @@ void NetMemory<Dtype>::Analyze() {
       b.memory = m;
       b.is_diff = is_diff;
       b.name = net_->blob_names()[blob_id] + (is_diff ? "(diff)" : "");
-      it = index.emplace(m, static_cast<int>(buffers_.size())).first;
-      buffers_.push_back(b);
+      it = index.emplace(m, static_cast<int>(groups.size())).first;
+      groups.push_back(b);
       uses.emplace_back();
     }
-    Buffer& b = buffers_[it->second];
+    Buffer& b = groups[it->second];
     if (std::find(b.blob_ids.begin(), b.blob_ids.end(), blob_id) ==
         b.blob_ids.end())
       b.blob_ids.push_back(blob_id);
     return it->second;
   };
-
-  // The dry run.
+  std::vector<std::vector<SyncedMemory*> > kept(num_layers_);
   for (int i = 0; i < num_layers_; ++i) {
-    const Layer<Dtype>& layer = *net_->layers()[i];
-    const int reads = layer.BackwardReads();
-    const bool backward = !forward_only_ && net_->layer_need_backward()[i];
-    const int f = ForwardStep(i), b = BackwardStep(i);
-    const vector<int>& bottoms = net_->bottom_ids(i);
-    const vector<int>& tops = net_->top_ids(i);
-    for (size_t k = 0; k < bottoms.size(); ++k) {
-      uses[buffer_of(bottoms[k], false)].Read(f);
-      if (backward && (reads & kReadsBottomData))
-        uses[buffer_of(bottoms[k], false)].Read(b);
-      if (backward && net_->bottom_need_backward()[i][k])
-        uses[buffer_of(bottoms[k], true)].Write(b);
-    }
-    for (size_t k = 0; k < tops.size(); ++k) {
-      uses[buffer_of(tops[k], false)].Write(f);
-      if (backward && (reads & kReadsTopData))
-        uses[buffer_of(tops[k], false)].Read(b);
-      if (backward) uses[buffer_of(tops[k], true)].Read(b);
-    }
-  }
-
-  // Each layer's kept memory: written by its forward, read by its backward.
-  for (int i = 0; i < num_layers_; ++i) {
-    vector<SyncedMemory*> kept;
-    net_->layers()[i]->KeptMemory(&kept);
-    const bool backward = !forward_only_ && net_->layer_need_backward()[i];
-    for (size_t k = 0; k < kept.size(); ++k) {
-      if (index.count(kept[k])) continue;  // already planned (never expected)
+    net_->layers()[i]->KeptMemory(&kept[i]);
+    for (size_t k = 0; k < kept[i].size(); ++k) {
+      if (index.count(kept[i][k])) continue;  // never expected
       Buffer b;
-      b.memory = kept[k];
+      b.memory = kept[i][k];
       b.layer_id = i;
       b.kept_index = static_cast<int>(k);
       b.name = net_->layer_names()[i] + "/kept" + std::to_string(k);
-      index.emplace(kept[k], static_cast<int>(buffers_.size()));
-      buffers_.push_back(b);
+      index.emplace(kept[i][k], static_cast<int>(groups.size()));
+      groups.push_back(b);
       uses.emplace_back();
-      uses.back().Write(ForwardStep(i));
-      if (backward) uses.back().Read(BackwardStep(i));
+    }
+  }
+
+  // The dry run, step by step through the schedule.
+  for (int s = 0; s < num_steps(); ++s) {
+    const int i = schedule_[s].layer;
+    const Layer<Dtype>& layer = *net_->layers()[i];
+    const vector<int>& bottoms = net_->bottom_ids(i);
+    const vector<int>& tops = net_->top_ids(i);
+    switch (schedule_[s].kind) {
+      case mem::Step::kForward:
+      case mem::Step::kRecompute: {
+        const bool again = schedule_[s].kind == mem::Step::kRecompute;
+        for (int id : bottoms) uses[group_of_blob(id, false)].push_back({s, false, false});
+        for (size_t k = 0; k < tops.size(); ++k) {
+          // A view of a bottom is not a write: running it again must not
+          // start a second lifetime of memory it does not fill.
+          const Blob<Dtype>* top = net_->top_vecs()[i][k];
+          bool view = false;
+          for (const Blob<Dtype>* bottom : net_->bottom_vecs()[i])
+            if (bottom != top && bottom->data() == top->data()) view = true;
+          uses[group_of_blob(tops[k], false)].push_back(
+              {s, true, again && !view});
+        }
+        for (SyncedMemory* m : kept[i]) uses[index[m]].push_back({s, true, again});
+        break;
+      }
+      case mem::Step::kBackward: {
+        if (forward_only_ || !net_->layer_need_backward()[i]) break;
+        const int reads = layer.BackwardReads();
+        for (size_t k = 0; k < bottoms.size(); ++k) {
+          if (reads & kReadsBottomData)
+            uses[group_of_blob(bottoms[k], false)].push_back({s, false, false});
+          if (net_->bottom_need_backward()[i][k])
+            uses[group_of_blob(bottoms[k], true)].push_back({s, true, false});
+        }
+        for (int id : tops) {
+          if (reads & kReadsTopData)
+            uses[group_of_blob(id, false)].push_back({s, false, false});
+          uses[group_of_blob(id, true)].push_back({s, false, false});
+        }
+        for (SyncedMemory* m : kept[i]) uses[index[m]].push_back({s, false, false});
+        break;
+      }
     }
   }
 
@@ -129,8 +262,8 @@ void NetMemory<Dtype>::Analyze() {
     if (excluded.count(net_->blob_names()[id]))
       pin(static_cast<int>(id), "exclude_blob");
 
-  for (size_t i = 0; i < buffers_.size(); ++i) {
-    Buffer& buf = buffers_[i];
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Buffer buf = groups[g];
     for (int id : buf.blob_ids) {
       if (pinned_blobs.count(id)) {
         buf.pinned = true;
@@ -138,7 +271,21 @@ void NetMemory<Dtype>::Analyze() {
         break;
       }
     }
-    const Uses& u = uses[i];
+    // A second lifetime starts at the first recompute write; uses are in
+    // step order already.
+    int again_from = kNever;
+    for (const Use& u : uses[g])
+      if (u.again) again_from = std::min(again_from, u.step);
+    Uses life[2];
+    for (const Use& u : uses[g]) {
+      const int l = (!buf.pinned && u.step >= again_from) ? 1 : 0;
+      if (u.write) {
+        life[l].Write(u.step);
+      } else {
+        life[l].Read(u.step);
+      }
+    }
+    const Uses& u = life[0];
     if (!buf.pinned && u.used() && u.first_read <= u.first_write) {
       // Read before anything wrote it: it must keep its zero fill.
       buf.pinned = true;
@@ -148,26 +295,121 @@ void NetMemory<Dtype>::Analyze() {
       buf.pinned = true;
       buf.pin_reason = "share_diff: false";
     }
-    mem::BufferRequest r;
-    r.name = buf.name;
-    r.bytes = buf.memory->size();
-    r.first_step = u.used() ? std::min(u.first_write, u.first_read) : 0;
-    r.last_step = u.used() ? u.last_use : 0;
-    // Untouched memory is never allocated (SyncedMemory is lazy): plan it
-    // as pinned with no bytes in the shared arena.
-    r.shareable = !buf.pinned && u.used();
-    if (!u.used() && !buf.pinned) {
+    const bool used = u.used() || life[1].used();
+    if (!used && !buf.pinned) {
       buf.pinned = true;
       buf.pin_reason = "never used";
     }
-    requests_.push_back(r);
+    if (buf.pinned && life[1].used()) {
+      // Pinned memory keeps one place: merge the lifetimes.
+      life[0].Write(life[1].first_write);
+      life[0].Read(life[1].last_use);
+      life[1] = Uses();
+    }
+    for (int l = 0; l < 2; ++l) {
+      if (l == 1 && !life[1].used()) break;
+      const Uses& v = life[l];
+      Buffer entry = buf;
+      entry.lifetime = l;
+      if (l == 1) entry.name += "@recompute";
+      mem::BufferRequest r;
+      r.name = entry.name;
+      r.bytes = buf.memory->size();
+      r.first_step = v.used() ? std::min(v.first_write, v.first_read) : 0;
+      r.last_step = v.used() ? v.last_use : 0;
+      // Untouched memory is never allocated (SyncedMemory is lazy): plan it
+      // as pinned with no bytes in the shared arena.
+      r.shareable = !buf.pinned && v.used();
+      buffers_.push_back(entry);
+      requests_.push_back(r);
+    }
   }
 }
 
 template <typename Dtype>
+size_t NetMemory<Dtype>::PlannedBytes(const std::vector<int>& boundaries) {
+  SetSegments(boundaries);
+  Analyze();
+  return mem::MakePlan(requests_, param_.level()).total_bytes();
+}
+
+template <typename Dtype>
+std::vector<int> NetMemory<Dtype>::ChooseBoundaries() {
+  const RecomputeParameter& rp = param_.recompute();
+  if (forward_only_ || !param_.has_recompute()) return {};
+  std::vector<int> boundaries;
+  if (rp.checkpoint_size() > 0) {
+    for (const std::string& name : rp.checkpoint()) {
+      CAFFE_CHECK(net_->has_blob(name))
+          << "mem_param.recompute.checkpoint: net '" << net_->name()
+          << "' has no blob '" << name << "'";
+      const SyncedMemory* m = net_->blob_by_name(name)->data().get();
+      // The segment ends after the last layer that writes or views it.
+      int end = -1;
+      for (int i = 0; i < num_layers_; ++i)
+        for (const Blob<Dtype>* top : net_->top_vecs()[i])
+          if (top->data().get() == m) end = i;
+      CAFFE_CHECK_GE(end, 0) << "mem_param.recompute.checkpoint '" << name
+                             << "' is not produced by any layer";
+      if (end >= num_layers_ - 1) continue;  // nothing after it to cut
+      CAFFE_CHECK(std::binary_search(boundary_candidates_.begin(),
+                                     boundary_candidates_.end(), end))
+          << "mem_param.recompute.checkpoint '" << name << "' cannot end a "
+          << "segment: a layer after '" << net_->layer_names()[end]
+          << "' writes in place into memory written before it, or no "
+          << "layer before it can run twice; choose a blob after the "
+          << "in-place chain";
+      boundaries.push_back(end);
+    }
+    std::sort(boundaries.begin(), boundaries.end());
+    boundaries.erase(std::unique(boundaries.begin(), boundaries.end()),
+                     boundaries.end());
+    return boundaries;
+  }
+  switch (rp.auto_()) {
+    case RecomputeParameter_Auto_NONE:
+      return {};
+    case RecomputeParameter_Auto_SQRT: {
+      // Small nets can need more with segments than without (the kept
+      // inputs outweigh the interiors): then recompute nothing.
+      const std::vector<int> b =
+          mem::SqrtBoundaries(boundary_candidates_, layer_bytes_);
+      if (b.empty() || PlannedBytes(b) < PlannedBytes({})) return b;
+      LOG(INFO) << "mem_param.recompute: SQRT segments would not lower the "
+                << "planned peak of net '" << net_->name()
+                << "'; nothing is recomputed";
+      return {};
+    }
+    case RecomputeParameter_Auto_BUDGET: {
+      CAFFE_CHECK(rp.has_memory_budget_mb() && rp.memory_budget_mb() > 0)
+          << "mem_param.recompute: auto: BUDGET needs memory_budget_mb > 0";
+      const size_t budget =
+          static_cast<size_t>(rp.memory_budget_mb() * 1024.0 * 1024.0);
+      const mem::BudgetResult r = mem::FitBudget(
+          boundary_candidates_, layer_bytes_, budget,
+          [this](const std::vector<int>& b) { return PlannedBytes(b); });
+      CAFFE_CHECK(r.fits)
+          << "mem_param.recompute: no recomputation plan of net '"
+          << net_->name() << "' fits memory_budget_mb: "
+          << rp.memory_budget_mb() << "; the smallest planned peak found is "
+          << r.smallest_peak / (1024.0 * 1024.0)
+          << " MB (activations, gradients and layer buffers at level "
+          << param_.level() << "); set memory_budget_mb to at least that";
+      return r.boundaries;
+    }
+  }
+  return {};
+}
+
+template <typename Dtype>
 void NetMemory<Dtype>::PlanAndApply() {
+  StudyLayers();
+  std::vector<int> boundaries = ChooseBoundaries();
+  if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});
+  SetSegments(boundaries);
   Analyze();
   plan_ = mem::MakePlan(requests_, param_.level());
+  if (boundaries.empty()) bytes_without_recompute_ = plan_.total_bytes();
   if (param_.check()) {
     const std::string err = mem::CheckPlan(requests_, plan_);
     CAFFE_CHECK(err.empty()) << "memory plan is unsound: " << err;
@@ -185,6 +427,7 @@ void NetMemory<Dtype>::Apply() {
   applied_.clear();
   dying_at_step_.assign(num_steps(), std::vector<int>());
   born_at_step_.assign(num_steps(), std::vector<int>());
+  repoint_at_step_.assign(num_steps(), std::vector<int>());
   dynamic_ = param_.release() == MemoryOptimizationParameter_Release_DYNAMIC;
   free_blocks_.clear();
   held_.clear();
@@ -211,10 +454,17 @@ void NetMemory<Dtype>::Apply() {
     CaffeMallocHost(&p, plan_.slot_bytes[s]);
     slots_[s] = std::shared_ptr<char>(static_cast<char*>(p), CaffeFreeHost);
   }
+  std::set<SyncedMemory*> two_lives;
+  for (const Buffer& b : buffers_)
+    if (b.lifetime == 1) two_lives.insert(b.memory);
   for (size_t i = 0; i < requests_.size(); ++i) {
     if (!requests_[i].shareable || requests_[i].bytes == 0) continue;
     const mem::Placement& pl = plan_.placements[i];
-    buffers_[i].memory->set_cpu_data(slots_[pl.slot].get() + pl.offset);
+    // A buffer with a recomputed lifetime moves between its two places.
+    if (two_lives.count(buffers_[i].memory))
+      repoint_at_step_[requests_[i].first_step].push_back(static_cast<int>(i));
+    if (buffers_[i].lifetime == 0)
+      buffers_[i].memory->set_cpu_data(slots_[pl.slot].get() + pl.offset);
     applied_.push_back({buffers_[i].memory, static_cast<int>(i)});
     if (requests_[i].last_step < num_steps())
       dying_at_step_[requests_[i].last_step].push_back(static_cast<int>(i));
@@ -260,7 +510,14 @@ void NetMemory<Dtype>::Poison(int request_index) {
 
 template <typename Dtype>
 void NetMemory<Dtype>::BeforeStep(int step) {
-  if (!dynamic_ || step < 0 || step >= num_steps()) return;
+  if (step < 0 || step >= num_steps()) return;
+  if (!dynamic_) {
+    for (int r : repoint_at_step_[step]) {
+      const mem::Placement& pl = plan_.placements[r];
+      buffers_[r].memory->set_cpu_data(slots_[pl.slot].get() + pl.offset);
+    }
+    return;
+  }
   for (int r : born_at_step_[step]) {
     if (held_.count(r)) continue;  // a partial pass may repeat a step
     const size_t bytes = mem::AlignUp(requests_[r].bytes);
@@ -328,30 +585,26 @@ void NetMemory<Dtype>::LogPlan() const {
 }
 
 template <typename Dtype>
-std::string NetMemory<Dtype>::ReadableError(int blob_id) const {
-  if (dynamic_) {
-    for (size_t i = 0; i < buffers_.size(); ++i) {
-      const Buffer& b = buffers_[i];
-      if (b.is_diff || !requests_[i].shareable) continue;
-      if (std::find(b.blob_ids.begin(), b.blob_ids.end(), blob_id) ==
-          b.blob_ids.end())
-        continue;
-      auto it = reused_by_.find(static_cast<int>(i));
-      if (it == reused_by_.end()) return "";
-      return "blob '" + net_->blob_names()[blob_id] +
-             "' is not readable: its memory is reused by '" +
-             buffers_[it->second].name +
-             "' after its last use (mem_param). Add exclude_blob: \"" +
-             net_->blob_names()[blob_id] + "\" to mem_param to keep it.";
-    }
-    return "";
-  }
+std::string NetMemory<Dtype>::ReadableError(int blob_id, bool diff) const {
+  const std::string& blob = net_->blob_names()[blob_id];
+  auto refusal = [&](const std::string& reuser) {
+    return "blob '" + blob + "'" + (diff ? " diff" : "") +
+           " is not readable: its memory is reused by '" + reuser +
+           "' after its last use (mem_param). Add exclude_blob: \"" + blob +
+           "\" to mem_param to keep it, or set optimize_" +
+           (net_->phase() == TRAIN ? "train" : "test") + ": false.";
+  };
   for (size_t i = 0; i < buffers_.size(); ++i) {
     const Buffer& b = buffers_[i];
-    if (b.is_diff || !requests_[i].shareable) continue;
+    if (b.is_diff != diff || !requests_[i].shareable) continue;
     if (std::find(b.blob_ids.begin(), b.blob_ids.end(), blob_id) ==
         b.blob_ids.end())
       continue;
+    if (dynamic_) {
+      auto it = reused_by_.find(static_cast<int>(i));
+      if (it != reused_by_.end()) return refusal(buffers_[it->second].name);
+      continue;
+    }
     // Which later buffer reuses (part of) this memory?
     const mem::Placement& pi = plan_.placements[i];
     const size_t bi = requests_[i].bytes;
@@ -361,15 +614,8 @@ std::string NetMemory<Dtype>::ReadableError(int blob_id) const {
       if (pj.slot != pi.slot) continue;
       if (requests_[j].first_step <= requests_[i].last_step) continue;
       const size_t bj = requests_[j].bytes;
-      if (pi.offset < pj.offset + bj && pj.offset < pi.offset + bi) {
-        return "blob '" + net_->blob_names()[blob_id] +
-               "' is not readable: its memory is reused by '" +
-               buffers_[j].name +
-               "' after its last use (mem_param). Add exclude_blob: \"" +
-               net_->blob_names()[blob_id] +
-               "\" to mem_param to keep it, or set optimize_" +
-               (net_->phase() == TRAIN ? "train" : "test") + ": false.";
-      }
+      if (pi.offset < pj.offset + bj && pj.offset < pi.offset + bi)
+        return refusal(buffers_[j].name);
     }
   }
   return "";

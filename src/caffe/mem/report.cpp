@@ -77,10 +77,16 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   const int layers = static_cast<int>(net.layers().size());
   const int steps = memory.num_steps();
   r.step_labels.resize(steps);
-  for (int i = 0; i < layers; ++i) {
-    r.step_labels[memory.ForwardStep(i)] = net.layer_names()[i] + " forward";
-    r.step_labels[memory.BackwardStep(i)] = net.layer_names()[i] + " backward";
+  static const char* kKind[] = {" forward", " recompute", " backward"};
+  for (int s = 0; s < steps; ++s) {
+    const mem::Step& step = memory.schedule()[s];
+    r.step_labels[s] = net.layer_names()[step.layer] + kKind[step.kind];
   }
+  r.checkpoints = memory.checkpoints();
+  for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
+    r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
+  r.extra_forward_fraction = memory.extra_forward_fraction();
+  r.bytes_without_recompute = memory.bytes_without_recompute();
   // Live bytes per step count pinned buffers only while they are in use,
   // as an unoptimized net would hold them from first touch on.
   r.live_bytes.assign(steps, 0);
@@ -132,6 +138,20 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << Mib(r.planned_bytes[lv]) << " = "
       << Percent(r.planned_bytes[lv], r.activation_bytes)
       << " of unoptimized)\n";
+  }
+  if (!r.checkpoints.empty()) {
+    s << "  recomputation: " << r.checkpoints.size() << " checkpoints (";
+    for (size_t k = 0; k < r.checkpoints.size(); ++k)
+      s << (k ? ", " : "") << r.checkpoints[k];
+    s << ")\n    planned at level " << r.level << " without recomputation: "
+      << r.bytes_without_recompute + fixed << "  ("
+      << Mib(r.bytes_without_recompute + fixed) << ", activations "
+      << Mib(r.bytes_without_recompute) << ")\n    with recomputation:    "
+      << "          " << r.plan.total_bytes() + fixed << "  ("
+      << Mib(r.plan.total_bytes() + fixed) << ", activations "
+      << Mib(r.plan.total_bytes()) << ")\n    extra forward work: "
+      << Percent(static_cast<size_t>(r.extra_forward_fraction * 1e6), 1000000)
+      << " of one forward pass\n";
   }
   s << "  measured peak, unoptimized:   " << r.measured_peak_plain << "  ("
     << Mib(r.measured_peak_plain) << ")\n";
@@ -205,6 +225,15 @@ std::string RenderMemorySvg(const MemoryReport& r) {
     << "\" y2=\"" << lb << "\" stroke=\"red\" stroke-dasharray=\"6,4\"/>\n";
   s << "<text x=\"" << left + pw - 4 << "\" y=\"" << lb - 4
     << "\" fill=\"red\" text-anchor=\"end\">lower bound</text>\n";
+  // Checkpoints: where each recomputed segment ends in the forward pass.
+  for (size_t k = 0; k < r.checkpoint_steps.size(); ++k) {
+    const double x = X(r.checkpoint_steps[k] + 1);
+    s << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << top_margin
+      << "\" y2=\"" << top_margin + ph << "\" stroke=\"#1a7f37\" "
+      << "stroke-width=\"1.2\"/>\n<text x=\"" << x + 3 << "\" y=\""
+      << top_margin + 10 + 12 * (k % 3) << "\" fill=\"#1a7f37\">"
+      << r.checkpoints[k] << "</text>\n";
+  }
   // Axes.
   s << "<line x1=\"" << left << "\" y1=\"" << top_margin << "\" x2=\"" << left
     << "\" y2=\"" << top_margin + ph << "\" stroke=\"black\"/>\n";
@@ -224,7 +253,9 @@ std::string RenderMemorySvg(const MemoryReport& r) {
   }
   s << "<text x=\"" << left << "\" y=\"" << H - 6
     << "\">black: bytes live at each step; boxes: buffers at their planned "
-       "place (pale: never shared); red: lower bound</text>\n";
+       "place (pale: never shared); red: lower bound"
+    << (r.checkpoints.empty() ? "" : "; green: recompute checkpoints")
+    << "</text>\n";
   s << "</svg>\n";
   return s.str();
 }

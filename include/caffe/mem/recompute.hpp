@@ -1,0 +1,94 @@
+// recompute.hpp: where to cut a net into segments that are run forward again
+// during backward, and the order of steps that results.
+//
+// A pure module like planner.hpp: layers are numbered 0..L-1 in forward
+// order and described only by numbers (bytes each produces, forward cost,
+// whether it may run twice), so it is tested on synthetic sequences.
+//
+// Contract:
+//  * A boundary b ends a segment after layer b.  Boundaries b_1 < ... < b_k
+//    cut the layers into k + 1 segments; every segment but the last is
+//    recomputed: its forward runs again, from the values kept at its
+//    inputs, just before its layers' backward.  The last segment's values
+//    are still live when backward starts, so it is never run twice.
+//  * MakeSchedule lists one iteration's steps: forward of every layer, then
+//    segment by segment from the last, the recompute steps of the segment's
+//    recomputable layers and the backward steps of all its layers (layers
+//    L-1 down to 0 overall, as without recomputation).
+//  * Extra forward work is the cost of the recomputed layers over the cost
+//    of one forward pass.  It depends only on the last boundary: every
+//    layer before it runs twice whatever the other boundaries are; those
+//    only trade the memory of kept inputs against segment interiors.
+//  * SqrtBoundaries: about sqrt(n) segments of equal bytes (Chen et al.
+//    2016, "Training Deep Nets with Sublinear Memory Cost").  (NetMemory
+//    keeps no segments when they would not lower the planned peak.)
+//  * FitBudget: the least extra forward work whose planned peak fits.  It
+//    searches the last boundary exactly by bisection over the candidates,
+//    which assumes that moving the last boundary later never raises the
+//    best peak (recomputing more keeps less); the boundaries before it are
+//    an equal-bytes split, the best of k = 1..K segments.  So the extra
+//    work is minimal among the plans tried; the peak is the planner's.
+#ifndef CAFFE_MEM_RECOMPUTE_HPP_
+#define CAFFE_MEM_RECOMPUTE_HPP_
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace caffe {
+namespace mem {
+
+struct Segment {
+  int begin = 0;  // first layer
+  int end = 0;    // last layer (inclusive)
+  bool recompute = false;
+};
+
+struct Step {
+  enum Kind { kForward, kRecompute, kBackward };
+  int layer = 0;
+  Kind kind = kForward;
+};
+
+// Throws std::invalid_argument for boundaries out of [0, num_layers - 2].
+std::vector<Segment> MakeSegments(int num_layers,
+                                  const std::vector<int>& boundaries);
+
+// recomputable[i] false: layer i is never run twice (data layers, layers
+// whose forward changes state); its outputs are kept instead.
+std::vector<Step> MakeSchedule(const std::vector<Segment>& segments,
+                               const std::vector<bool>& recomputable);
+
+// Cost of the recomputed layers over the cost of all layers.
+double ExtraForwardFraction(const std::vector<Segment>& segments,
+                            const std::vector<bool>& recomputable,
+                            const std::vector<double>& layer_cost);
+
+// Boundaries, chosen among `candidates` (sorted), that cut layers
+// [0, last] into at most k segments of about equal bytes (`last` itself
+// is not returned as a boundary).
+std::vector<int> EqualBytesBoundaries(const std::vector<int>& candidates,
+                                      const std::vector<double>& layer_bytes,
+                                      int last, int k);
+
+// About sqrt(n) segments of equal bytes over the whole net.
+std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,
+                                const std::vector<double>& layer_bytes);
+
+struct BudgetResult {
+  bool fits = false;
+  std::vector<int> boundaries;    // the choice when it fits
+  size_t peak = 0;                // its planned peak
+  size_t smallest_peak = 0;       // the least peak found (when none fits)
+};
+
+// peak_of(boundaries) is the planned peak of that choice.
+BudgetResult FitBudget(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    size_t budget,
+    const std::function<size_t(const std::vector<int>&)>& peak_of);
+
+}  // namespace mem
+}  // namespace caffe
+
+#endif  // CAFFE_MEM_RECOMPUTE_HPP_

@@ -1,0 +1,149 @@
+#include "caffe/mem/recompute.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace caffe {
+namespace mem {
+
+std::vector<Segment> MakeSegments(int num_layers,
+                                  const std::vector<int>& boundaries) {
+  std::vector<Segment> segments;
+  int begin = 0;
+  for (int b : boundaries) {
+    if (b < begin || b >= num_layers - 1)
+      throw std::invalid_argument(
+          "recompute boundary " + std::to_string(b) +
+          " is not increasing or not inside layers 0.." +
+          std::to_string(num_layers - 2));
+    segments.push_back({begin, b, true});
+    begin = b + 1;
+  }
+  if (begin < num_layers) segments.push_back({begin, num_layers - 1, false});
+  return segments;
+}
+
+std::vector<Step> MakeSchedule(const std::vector<Segment>& segments,
+                               const std::vector<bool>& recomputable) {
+  std::vector<Step> steps;
+  int num_layers = segments.empty() ? 0 : segments.back().end + 1;
+  for (int i = 0; i < num_layers; ++i) steps.push_back({i, Step::kForward});
+  for (auto s = segments.rbegin(); s != segments.rend(); ++s) {
+    if (s->recompute)
+      for (int i = s->begin; i <= s->end; ++i)
+        if (recomputable[i]) steps.push_back({i, Step::kRecompute});
+    for (int i = s->end; i >= s->begin; --i)
+      steps.push_back({i, Step::kBackward});
+  }
+  return steps;
+}
+
+double ExtraForwardFraction(const std::vector<Segment>& segments,
+                            const std::vector<bool>& recomputable,
+                            const std::vector<double>& layer_cost) {
+  double total = 0, extra = 0;
+  for (double c : layer_cost) total += c;
+  for (const Segment& s : segments)
+    if (s.recompute)
+      for (int i = s.begin; i <= s.end; ++i)
+        if (recomputable[i]) extra += layer_cost[i];
+  return total > 0 ? extra / total : 0.0;
+}
+
+std::vector<int> EqualBytesBoundaries(const std::vector<int>& candidates,
+                                      const std::vector<double>& layer_bytes,
+                                      int last, int k) {
+  std::vector<double> prefix(layer_bytes.size() + 1, 0.0);
+  for (size_t i = 0; i < layer_bytes.size(); ++i)
+    prefix[i + 1] = prefix[i] + layer_bytes[i];
+  const double total = prefix[last + 1];
+  std::vector<int> out;
+  size_t next = 0;  // candidates before it are used or passed
+  for (int j = 1; j < k; ++j) {
+    const double target = total * j / k;
+    // The candidate whose cumulative bytes lie closest to the target.
+    int best = -1;
+    double best_gap = std::numeric_limits<double>::max();
+    for (size_t c = next; c < candidates.size() && candidates[c] < last;
+         ++c) {
+      const double gap = std::fabs(prefix[candidates[c] + 1] - target);
+      if (gap < best_gap) {
+        best_gap = gap;
+        best = static_cast<int>(c);
+      }
+    }
+    if (best < 0) break;
+    out.push_back(candidates[best]);
+    next = best + 1;
+  }
+  return out;
+}
+
+std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,
+                                const std::vector<double>& layer_bytes) {
+  if (candidates.empty() || layer_bytes.empty()) return {};
+  const int k = std::max(
+      2, static_cast<int>(std::lround(std::sqrt(candidates.size() + 1.0))));
+  return EqualBytesBoundaries(candidates, layer_bytes,
+                              static_cast<int>(layer_bytes.size()) - 1, k);
+}
+
+BudgetResult FitBudget(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    size_t budget,
+    const std::function<size_t(const std::vector<int>&)>& peak_of) {
+  BudgetResult result;
+  const size_t none = peak_of({});
+  result.smallest_peak = none;
+  if (none <= budget) {
+    result.fits = true;
+    result.peak = none;
+    return result;
+  }
+  if (candidates.empty()) return result;
+  // The best split with candidates[t] as the last boundary.
+  std::map<int, std::pair<size_t, std::vector<int> > > memo;
+  auto best_with_last = [&](int t) -> const std::pair<size_t, std::vector<int> >& {
+    auto it = memo.find(t);
+    if (it != memo.end()) return it->second;
+    const std::vector<int> before(candidates.begin(), candidates.begin() + t);
+    const int max_k = std::min(
+        16, std::max(1, static_cast<int>(std::ceil(2 * std::sqrt(t + 1.0)))));
+    std::pair<size_t, std::vector<int> > best(
+        std::numeric_limits<size_t>::max(), {});
+    std::vector<int> previous;
+    for (int k = 1; k <= max_k; ++k) {
+      std::vector<int> b =
+          EqualBytesBoundaries(before, layer_bytes, candidates[t], k);
+      b.push_back(candidates[t]);
+      if (k > 1 && b == previous) continue;  // no new split at this k
+      previous = b;
+      const size_t p = peak_of(b);
+      if (p < best.first) best = {p, b};
+    }
+    result.smallest_peak = std::min(result.smallest_peak, best.first);
+    return memo.emplace(t, best).first->second;
+  };
+  int lo = 0, hi = static_cast<int>(candidates.size()) - 1;
+  if (best_with_last(hi).first > budget) return result;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (best_with_last(mid).first <= budget) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  const auto& chosen = best_with_last(lo);
+  result.fits = true;
+  result.boundaries = chosen.second;
+  result.peak = chosen.first;
+  return result;
+}
+
+}  // namespace mem
+}  // namespace caffe

@@ -1,0 +1,105 @@
+// The pure recomputation module (mem/recompute.hpp) on synthetic layer
+// sequences: segments, the step schedule, extra work, and the choice of
+// boundaries for SQRT and BUDGET.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "caffe/mem/recompute.hpp"
+
+namespace caffe {
+namespace mem {
+namespace {
+
+TEST(RecomputePlanTest, SegmentsEndAtBoundariesAndOnlyTheLastIsKept) {
+  const std::vector<Segment> s = MakeSegments(6, {1, 3});
+  ASSERT_EQ(3u, s.size());
+  EXPECT_EQ(0, s[0].begin);
+  EXPECT_EQ(1, s[0].end);
+  EXPECT_TRUE(s[0].recompute);
+  EXPECT_EQ(2, s[1].begin);
+  EXPECT_EQ(3, s[1].end);
+  EXPECT_TRUE(s[1].recompute);
+  EXPECT_EQ(4, s[2].begin);
+  EXPECT_EQ(5, s[2].end);
+  EXPECT_FALSE(s[2].recompute);
+  EXPECT_EQ(1u, MakeSegments(6, {}).size());
+  EXPECT_THROW(MakeSegments(6, {3, 1}), std::invalid_argument);
+  EXPECT_THROW(MakeSegments(6, {5}), std::invalid_argument);
+}
+
+TEST(RecomputePlanTest, ScheduleRecomputesEachSegmentBeforeItsBackward) {
+  // Layer 0 (data) is never run twice.
+  const std::vector<bool> again = {false, true, true, true, true};
+  const std::vector<Step> steps = MakeSchedule(MakeSegments(5, {2}), again);
+  std::vector<std::pair<int, Step::Kind> > got;
+  for (const Step& s : steps) got.push_back({s.layer, s.kind});
+  const std::vector<std::pair<int, Step::Kind> > want = {
+      {0, Step::kForward},   {1, Step::kForward},   {2, Step::kForward},
+      {3, Step::kForward},   {4, Step::kForward},   {4, Step::kBackward},
+      {3, Step::kBackward},  {1, Step::kRecompute}, {2, Step::kRecompute},
+      {2, Step::kBackward},  {1, Step::kBackward},  {0, Step::kBackward}};
+  EXPECT_EQ(want, got);
+}
+
+TEST(RecomputePlanTest, ExtraWorkIsTheRecomputedLayersShare) {
+  const std::vector<bool> again = {false, true, true, true};
+  const std::vector<double> cost = {10, 20, 30, 40};
+  EXPECT_DOUBLE_EQ(0.0, ExtraForwardFraction(MakeSegments(4, {}), again, cost));
+  // Segment 0-1 runs again, but layer 0 is data: 20 of 100.
+  EXPECT_DOUBLE_EQ(0.2,
+                   ExtraForwardFraction(MakeSegments(4, {1}), again, cost));
+  // More boundaries before the same last one cost nothing more.
+  EXPECT_DOUBLE_EQ(0.5,
+                   ExtraForwardFraction(MakeSegments(4, {2}), again, cost));
+  EXPECT_DOUBLE_EQ(0.5,
+                   ExtraForwardFraction(MakeSegments(4, {0, 1, 2}), again, cost));
+}
+
+TEST(RecomputePlanTest, EqualBytesSplitsAtCumulativeFractions) {
+  // Ten layers of 1 byte; candidates everywhere: thirds of [0, 8] end at
+  // layers 2 and 5.
+  const std::vector<double> bytes(10, 1.0);
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(std::vector<int>({2, 5}), EqualBytesBoundaries(all, bytes, 8, 3));
+  // Only some positions allowed: the nearest ones.
+  EXPECT_EQ(std::vector<int>({3, 6}),
+            EqualBytesBoundaries({3, 6, 7}, bytes, 8, 3));
+  EXPECT_TRUE(EqualBytesBoundaries(all, bytes, 8, 1).empty());
+  // SQRT over 9 candidates: about sqrt(10) = 3 segments.
+  EXPECT_EQ(2u, SqrtBoundaries(all, bytes).size());
+}
+
+TEST(RecomputePlanTest, BudgetTakesTheEarliestLastBoundaryThatFits) {
+  // A synthetic peak: 100 without recomputation; with boundaries, 100 minus
+  // 5 per layer up to the last boundary, plus 1 per boundary kept.
+  const std::vector<double> bytes(12, 1.0);
+  const std::vector<int> candidates = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  int calls = 0;
+  auto peak = [&](const std::vector<int>& b) -> size_t {
+    ++calls;
+    if (b.empty()) return 100;
+    return 100 - 5 * (b.back() + 1) + b.size();
+  };
+  BudgetResult r = FitBudget(candidates, bytes, 80, peak);
+  ASSERT_TRUE(r.fits);
+  // 100 - 5 * 5 + 1 = 76 with the last boundary at layer 4 alone; at
+  // layer 3 the best is 100 - 20 + 1 = 81 > 80.
+  EXPECT_EQ(std::vector<int>({4}), r.boundaries);
+  EXPECT_LE(r.peak, 80u);
+  // Without recomputation it fits already: nothing recomputed.
+  r = FitBudget(candidates, bytes, 100, peak);
+  EXPECT_TRUE(r.fits);
+  EXPECT_TRUE(r.boundaries.empty());
+  // Too small: no fit, and the least peak seen is reported.
+  r = FitBudget(candidates, bytes, 5, peak);
+  EXPECT_FALSE(r.fits);
+  EXPECT_GT(r.smallest_peak, 5u);
+  EXPECT_LT(r.smallest_peak, 100u);
+  EXPECT_LT(calls, 200);  // bisection, not every combination
+}
+
+}  // namespace
+}  // namespace mem
+}  // namespace caffe
