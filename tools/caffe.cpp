@@ -230,56 +230,61 @@ int time() {
   float initial_loss;
   net.Forward(&initial_loss);
   LOG(INFO) << "Initial loss: " << initial_loss;
-  LOG(INFO) << "Performing Backward";
-  net.Backward();
+  if (!(net.memory() && net.memory()->forward_only())) {
+    LOG(INFO) << "Performing Backward";
+    net.Backward();
+  }
 
+  // Timed through the net so that mem_param's per-step work (DYNAMIC
+  // release, recomputation) is measured as training runs it.  A net
+  // planned for forward only (TEST with mem_param) is timed forward only.
+  const bool backward = !(net.memory() && net.memory()->forward_only());
   const vector<shared_ptr<Layer<float> > >& layers = net.layers();
-  const vector<vector<Blob<float>*> >& bottom_vecs = net.bottom_vecs();
-  const vector<vector<Blob<float>*> >& top_vecs = net.top_vecs();
-  const vector<vector<bool> >& bottom_need_backward =
-      net.bottom_need_backward();
   LOG(INFO) << "*** Benchmark begins ***";
   LOG(INFO) << "Testing for " << FLAGS_iterations << " iterations.";
-  vector<double> forward_time_per_layer(layers.size(), 0.0);
-  vector<double> backward_time_per_layer(layers.size(), 0.0);
+  net.set_layer_timing(true);
   double forward_time = 0.0, backward_time = 0.0;
   auto total_start = std::chrono::steady_clock::now();
   for (int j = 0; j < FLAGS_iterations; ++j) {
     auto iter_start = std::chrono::steady_clock::now();
-    auto fwd_start = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < layers.size(); ++i) {
-      auto t = std::chrono::steady_clock::now();
-      layers[i]->Forward(bottom_vecs[i], top_vecs[i]);
-      forward_time_per_layer[i] += MsSince(t);
-    }
-    forward_time += MsSince(fwd_start);
+    net.Forward();
+    forward_time += MsSince(iter_start);
     auto bwd_start = std::chrono::steady_clock::now();
-    for (int i = static_cast<int>(layers.size()) - 1; i >= 0; --i) {
-      if (!net.layer_need_backward()[i]) continue;
-      auto t = std::chrono::steady_clock::now();
-      layers[i]->Backward(top_vecs[i], bottom_need_backward[i],
-                          bottom_vecs[i]);
-      backward_time_per_layer[i] += MsSince(t);
-    }
+    if (backward) net.Backward();
     backward_time += MsSince(bwd_start);
     LOG(INFO) << "Iteration: " << j + 1
               << " forward-backward time: " << MsSince(iter_start) << " ms.";
   }
+  double recompute_time = 0.0;
   LOG(INFO) << "Average time per layer: ";
   for (size_t i = 0; i < layers.size(); ++i) {
     const string& layername = layers[i]->layer_param().name();
     LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
-              << "\tforward: " << forward_time_per_layer[i] / FLAGS_iterations
+              << "\tforward: " << net.forward_ms()[i] / FLAGS_iterations
               << " ms.";
     LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
-              << "\tbackward: "
-              << backward_time_per_layer[i] / FLAGS_iterations << " ms.";
+              << "\tbackward: " << net.backward_ms()[i] / FLAGS_iterations
+              << " ms.";
+    if (net.recompute_ms()[i] > 0) {
+      LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
+                << "\trecompute: " << net.recompute_ms()[i] / FLAGS_iterations
+                << " ms.";
+      recompute_time += net.recompute_ms()[i];
+    }
   }
   const double total = MsSince(total_start);
   LOG(INFO) << "Average Forward pass: " << forward_time / FLAGS_iterations
             << " ms.";
-  LOG(INFO) << "Average Backward pass: " << backward_time / FLAGS_iterations
-            << " ms.";
+  if (backward) {
+    LOG(INFO) << "Average Backward pass: " << backward_time / FLAGS_iterations
+              << " ms.";
+  } else {
+    LOG(INFO) << "Backward skipped: the net's memory is planned for forward "
+              << "passes only (mem_param optimize_test).";
+  }
+  if (recompute_time > 0)
+    LOG(INFO) << "Average Recompute (inside Backward): "
+              << recompute_time / FLAGS_iterations << " ms.";
   LOG(INFO) << "Average Forward-Backward: " << total / FLAGS_iterations
             << " ms.";
   LOG(INFO) << "Total Time: " << total << " ms.";

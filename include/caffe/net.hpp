@@ -126,6 +126,12 @@ class Net {
   const shared_ptr<Layer<Dtype> > layer_by_name(
       const string& layer_name) const;
   void set_debug_info(const bool value) { debug_info_ = value; }
+  // Per-layer wall time, accumulated over passes while enabled (for
+  // `caffe time`): forward, backward, and forward again for recomputation.
+  void set_layer_timing(bool value);
+  const vector<double>& forward_ms() const { return forward_ms_; }
+  const vector<double>& backward_ms() const { return backward_ms_; }
+  const vector<double>& recompute_ms() const { return recompute_ms_; }
 
   // The memory plan mem_param asked for, or null when the net is not
   // optimized (no mem_param, or optimize_train/optimize_test off).
@@ -202,6 +208,8 @@ class Net {
   // The random generator's state in the last forward pass where each run
   // of recomputed layers began, by layer.
   std::map<int, Caffe::RNG> replay_rng_;
+  bool layer_timing_ = false;
+  vector<double> forward_ms_, backward_ms_, recompute_ms_;
 
   DISABLE_COPY_AND_ASSIGN(Net);
 };

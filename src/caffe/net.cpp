@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "caffe/layer_factory.hpp"
@@ -18,6 +19,12 @@ namespace {
 // Re-throws an error from inside a layer with the layer named in front.
 [[noreturn]] void Rethrow(const string& context, const std::exception& e) {
   throw Error(context + e.what());
+}
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
 }
 }  // namespace
 
@@ -443,11 +450,13 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     if (memory_ && memory_->recomputes() && ReplayStartsAt(i))
       replay_rng_[i] = Caffe::rng();
     if (memory_) memory_->BeforeStep(memory_->ForwardStep(i));
+    const auto start_time = std::chrono::steady_clock::now();
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
       Rethrow(LayerContext(i), e);
     }
+    if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
     if (memory_) memory_->AfterStep(memory_->ForwardStep(i));
   }
@@ -490,15 +499,25 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     }
     if (!layer_need_backward_[i]) continue;
     if (memory_) memory_->BeforeStep(memory_->BackwardStep(i));
+    const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
                            bottom_vecs_[i]);
     } catch (const std::exception& e) {
       Rethrow(LayerContext(i), e);
     }
+    if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
     if (memory_) memory_->AfterStep(memory_->BackwardStep(i));
   }
+}
+
+template <typename Dtype>
+void Net<Dtype>::set_layer_timing(bool value) {
+  layer_timing_ = value;
+  forward_ms_.assign(layers_.size(), 0.0);
+  backward_ms_.assign(layers_.size(), 0.0);
+  recompute_ms_.assign(layers_.size(), 0.0);
 }
 
 template <typename Dtype>
@@ -526,6 +545,7 @@ void Net<Dtype>::Recompute(int segment) {
     }
     memory_->BeforeStep(memory_->RecomputeStep(i));
     layers_[i]->set_recomputing(true);
+    const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
@@ -534,6 +554,7 @@ void Net<Dtype>::Recompute(int segment) {
       Rethrow(LayerContext(i) + " (recomputing)", e);
     }
     layers_[i]->set_recomputing(false);
+    if (layer_timing_) recompute_ms_[i] += MsSince(start_time);
     memory_->AfterStep(memory_->RecomputeStep(i));
   }
   Caffe::rng() = after_forward;

@@ -10,9 +10,11 @@
 // Levels (MemoryOptimizationParameter.level):
 //   0  a buffer reuses a slot only if the slot has exactly its size;
 //   1  a buffer reuses the smallest free slot at least as large (best fit);
-//   2  every shareable buffer gets an offset in one arena, placed largest
-//      first at the lowest offset free during its lifetime (greedy by size),
-//      which usually lands at or near the lower bound.
+//   2  every shareable buffer gets an offset in one arena: greedy
+//      placement (each buffer at a free offset during its lifetime) in
+//      several orders (largest, longest-lived, largest area, earliest
+//      first) with lowest-offset and best-fit gaps; the smallest arena
+//      wins, which usually lands at or near the lower bound.
 // Buffers with shareable == false are placed alone (pinned).
 //
 // CheckPlan verifies a plan: no two buffers that are live at a common step

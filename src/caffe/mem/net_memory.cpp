@@ -409,6 +409,11 @@ void NetMemory<Dtype>::PlanAndApply() {
   SetSegments(boundaries);
   Analyze();
   plan_ = mem::MakePlan(requests_, param_.level());
+  // "Unshared" is what Caffe 1.0 would allocate: each buffer once, not
+  // once per lifetime.
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i].lifetime == 1)
+      plan_.unshared_bytes -= mem::AlignUp(requests_[i].bytes);
   if (boundaries.empty()) bytes_without_recompute_ = plan_.total_bytes();
   if (param_.check()) {
     const std::string err = mem::CheckPlan(requests_, plan_);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -79,25 +80,12 @@ void PlanSlots(const std::vector<BufferRequest>& requests, int level,
         plan->slot_bytes[s];
 }
 
-// Level 2: one arena, largest buffers first, each at the lowest offset
-// that no already-placed, time-overlapping buffer occupies.
-void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
-  plan->slot_bytes.push_back(0);  // slot 0: the arena
-  std::vector<int> order;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    if (requests[i].shareable) {
-      order.push_back(static_cast<int>(i));
-    } else {
-      plan->placements[i].slot = static_cast<int>(plan->slot_bytes.size());
-      plan->slot_bytes.push_back(AlignUp(requests[i].bytes));
-      plan->pinned_bytes += AlignUp(requests[i].bytes);
-    }
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    if (requests[a].bytes != requests[b].bytes)
-      return requests[a].bytes > requests[b].bytes;
-    return requests[a].first_step < requests[b].first_step;
-  });
+// Level 2 places buffers one by one, each at an offset that no already
+// placed, time-overlapping buffer occupies: the lowest such offset, or
+// (best_fit) the smallest gap that holds it.  Returns the arena size.
+size_t PlaceInArena(const std::vector<BufferRequest>& requests,
+                    const std::vector<int>& order, bool best_fit,
+                    std::vector<size_t>* offsets) {
   std::vector<int> placed;
   size_t arena = 0;
   for (int i : order) {
@@ -107,20 +95,83 @@ void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
     std::vector<std::pair<size_t, size_t> > taken;
     for (int j : placed) {
       if (!Overlap(r, requests[j])) continue;
-      const size_t off = plan->placements[j].offset;
+      const size_t off = (*offsets)[j];
       taken.push_back({off, off + AlignUp(requests[j].bytes)});
     }
     std::sort(taken.begin(), taken.end());
-    size_t offset = 0;
+    size_t offset = SIZE_MAX, best_gap = SIZE_MAX, end = 0;
     for (const auto& t : taken) {
-      if (t.first >= offset + bytes) break;  // the gap before t fits
-      offset = std::max(offset, t.second);
+      if (t.first >= end + bytes) {  // the gap before t fits
+        const size_t gap = t.first - end;
+        if (!best_fit) {
+          offset = end;
+          break;
+        }
+        if (gap < best_gap) {
+          best_gap = gap;
+          offset = end;
+        }
+      }
+      end = std::max(end, t.second);
     }
-    plan->placements[i].slot = 0;
-    plan->placements[i].offset = offset;
+    if (offset == SIZE_MAX) offset = end;  // above everything live
+    (*offsets)[i] = offset;
     arena = std::max(arena, offset + bytes);
     placed.push_back(i);
   }
+  return arena;
+}
+
+// Level 2: one arena.  Greedy placement depends on the order, so a few
+// orders known to work well for lifetimes on a line (largest first,
+// longest-lived first, largest area first, earliest first) are each tried
+// with both gap rules, and the smallest arena wins.
+void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
+  plan->slot_bytes.push_back(0);  // slot 0: the arena
+  std::vector<int> shared;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].shareable) {
+      shared.push_back(static_cast<int>(i));
+    } else {
+      plan->placements[i].slot = static_cast<int>(plan->slot_bytes.size());
+      plan->slot_bytes.push_back(AlignUp(requests[i].bytes));
+      plan->pinned_bytes += AlignUp(requests[i].bytes);
+    }
+  }
+  auto length = [&](int i) {
+    return static_cast<size_t>(requests[i].last_step - requests[i].first_step + 1);
+  };
+  typedef std::function<bool(int, int)> Less;
+  const std::vector<Less> orders = {
+      [&](int a, int b) { return requests[a].bytes > requests[b].bytes; },
+      [&](int a, int b) {
+        return length(a) != length(b) ? length(a) > length(b)
+                                      : requests[a].bytes > requests[b].bytes;
+      },
+      [&](int a, int b) {
+        return requests[a].bytes * length(a) > requests[b].bytes * length(b);
+      },
+      [&](int a, int b) {
+        return requests[a].first_step < requests[b].first_step;
+      }};
+  size_t best = SIZE_MAX;
+  std::vector<size_t> offsets(requests.size(), 0), best_offsets;
+  for (const Less& less : orders) {
+    std::vector<int> order = shared;
+    std::stable_sort(order.begin(), order.end(), less);
+    for (bool best_fit : {false, true}) {
+      const size_t arena = PlaceInArena(requests, order, best_fit, &offsets);
+      if (arena < best) {
+        best = arena;
+        best_offsets = offsets;
+      }
+    }
+  }
+  for (int i : shared) {
+    plan->placements[i].slot = 0;
+    plan->placements[i].offset = best_offsets.empty() ? 0 : best_offsets[i];
+  }
+  const size_t arena = shared.empty() ? 0 : best;
   plan->slot_bytes[0] = arena;
   plan->shared_bytes = arena;
 }

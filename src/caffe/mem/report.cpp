@@ -62,6 +62,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   // rest of their internal memory stays outside it.
   size_t kept_bytes = 0;
   for (size_t i = 0; i < memory.buffers().size(); ++i) {
+    if (memory.buffers()[i].lifetime == 1) continue;  // counted once
     r.activation_bytes += r.requests[i].bytes;
     if (memory.buffers()[i].layer_id >= 0) kept_bytes += r.requests[i].bytes;
     if (!r.requests[i].shareable) r.pinned_bytes += r.requests[i].bytes;
