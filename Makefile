@@ -5,7 +5,7 @@ JOBS ?= 2
 BUILD_DIR ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build test demo bench clean
+.PHONY: all deps build test demo bench bench-memory bench-recompute clean
 
 all: build
 
@@ -26,6 +26,12 @@ demo: build
 
 bench: build
 	bash bench/run_bench.sh
+
+bench-memory: build
+	bash bench/memory/run_memory_bench.sh
+
+bench-recompute: build
+	bash bench/recompute/run_recompute_bench.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

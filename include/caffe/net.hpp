@@ -163,6 +163,9 @@ class Net {
   // the random draws its first forward made.
   void Recompute(int segment);
   bool ReplayStartsAt(int layer_id) const;
+  // With mem_param: a Scale in place right after an in-place BatchNorm
+  // reads BatchNorm's kept normalized output instead of its own copy.
+  void ShareBatchNormCopies();
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);

@@ -90,51 +90,6 @@ vector<int> ShapeArgs(const py::args& args) {
   return shape;
 }
 
-int BlobIndex(const NetF& net, const string& name) {
-  const vector<string>& names = net.blob_names();
-  return static_cast<int>(std::find(names.begin(), names.end(), name) -
-                          names.begin());
-}
-
-// The diff counterpart of Net::BlobReadableError: empty when blob `name`'s
-// diff still holds its own values after Backward.  Core answers for data
-// only, so this reads the plan the same way for diff buffers.
-string DiffReadableError(const NetF& net, const string& name) {
-  const NetMemory<float>* memory = net.memory();
-  if (memory == nullptr) return "";
-  const int id = BlobIndex(net, name);
-  const auto& buffers = memory->buffers();
-  const auto& requests = memory->requests();
-  const mem::Plan& plan = memory->plan();
-  const bool dynamic = memory->param().release() ==
-                       MemoryOptimizationParameter_Release_DYNAMIC;
-  const string fix = "(mem_param). Add exclude_blob: \"" + name +
-                     "\" to mem_param to keep it, or set optimize_" +
-                     (net.phase() == TRAIN ? "train" : "test") + ": false.";
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!buffers[i].is_diff || !requests[i].shareable) continue;
-    const vector<int>& ids = buffers[i].blob_ids;
-    if (std::find(ids.begin(), ids.end(), id) == ids.end()) continue;
-    if (dynamic) {
-      return "blob '" + name + "' diff is not readable: its memory returns "
-             "to the pool after its last use " + fix;
-    }
-    const mem::Placement& pi = plan.placements[i];
-    for (size_t j = 0; j < buffers.size(); ++j) {
-      if (j == i || !requests[j].shareable) continue;
-      const mem::Placement& pj = plan.placements[j];
-      if (pj.slot != pi.slot) continue;
-      if (requests[j].first_step <= requests[i].last_step) continue;
-      if (pi.offset < pj.offset + requests[j].bytes &&
-          pj.offset < pi.offset + requests[i].bytes) {
-        return "blob '" + name + "' diff is not readable: its memory is "
-               "reused by '" + buffers[j].name + "' after its last use " + fix;
-      }
-    }
-  }
-  return "";
-}
-
 // What a numpy view keeps alive: the memory itself, and the net whose
 // planner may own the arena that memory points into.
 struct ViewOwner {
@@ -144,8 +99,7 @@ struct ViewOwner {
 
 py::array BlobView(const PyBlob& b, bool diff) {
   if (b.net) {
-    const string error = diff ? DiffReadableError(*b.net, b.name)
-                              : b.net->BlobReadableError(b.name);
+    const string error = b.net->BlobReadableError(b.name, diff);
     if (!error.empty()) throw BlobNotReadable(error);
   }
   Blob<float>& blob = *b.blob;
@@ -334,6 +288,11 @@ py::object MemoryPlanInfo(const NetF& net) {
   d["unoptimized_bytes"] = plan.unshared_bytes;
   d["lower_bound"] = plan.lower_bound;
   d["pool_bytes"] = m->pool_bytes();
+  // Recomputation (mem_param.recompute): the blobs kept at segment ends,
+  // the extra forward work and the plan without it.
+  d["checkpoints"] = m->checkpoints();
+  d["extra_forward_fraction"] = m->extra_forward_fraction();
+  d["bytes_without_recompute"] = m->bytes_without_recompute();
   py::list buffers;
   for (size_t i = 0; i < m->buffers().size(); ++i) {
     const auto& b = m->buffers()[i];

@@ -33,17 +33,9 @@ class Detector(caffe.Net):
         caffe.Net.__init__(self, model_file, pretrained_file, caffe.TEST)
 
         in_ = self.inputs[0]
-        self.transformer = caffe.io.Transformer(
-            {in_: self.blobs[in_].data.shape})
-        self.transformer.set_transpose(in_, (2, 0, 1))
-        if mean is not None:
-            self.transformer.set_mean(in_, mean)
-        if input_scale is not None:
-            self.transformer.set_input_scale(in_, input_scale)
-        if raw_scale is not None:
-            self.transformer.set_raw_scale(in_, raw_scale)
-        if channel_swap is not None:
-            self.transformer.set_channel_swap(in_, channel_swap)
+        self.transformer = caffe.io.input_transformer(
+            in_, self.blobs[in_].data.shape, mean, input_scale, raw_scale,
+            channel_swap)
 
         self.configure_crop(context_pad)
 

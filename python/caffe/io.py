@@ -232,6 +232,24 @@ class Transformer:
 # ---------------------------------------------------------------------------
 # Image IO
 
+def input_transformer(in_, shape, mean=None, input_scale=None,
+                      raw_scale=None, channel_swap=None):
+    """The Transformer Classifier and Detector use: HxWxC images to the
+    net's CxHxW input `in_` of `shape`, with the optional settings applied
+    (None leaves one unset)."""
+    transformer = Transformer({in_: shape})
+    transformer.set_transpose(in_, (2, 0, 1))
+    if mean is not None:
+        transformer.set_mean(in_, mean)
+    if input_scale is not None:
+        transformer.set_input_scale(in_, input_scale)
+    if raw_scale is not None:
+        transformer.set_raw_scale(in_, raw_scale)
+    if channel_swap is not None:
+        transformer.set_channel_swap(in_, channel_swap)
+    return transformer
+
+
 def load_image(filename, color=True):
     """Load an image as float32 in [0, 1]: H x W x 3 RGB when color is True
     (grey images are tiled, alpha dropped), else H x W x 1 intensity."""

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "caffe/layer_factory.hpp"
+#include "caffe/layers/batch_norm_layer.hpp"
+#include "caffe/layers/scale_layer.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
@@ -223,6 +225,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   const MemoryOptimizationParameter& mp = param.mem_param();
   if (param.has_mem_param() &&
       (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test())) {
+    ShareBatchNormCopies();
     memory_.reset(new NetMemory<Dtype>(this, mp));
     memory_->PlanAndApply();
     const mem::Plan& plan = memory_->plan();
@@ -509,6 +512,24 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
     if (memory_) memory_->AfterStep(memory_->BackwardStep(i));
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::ShareBatchNormCopies() {
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
+    auto* bn = dynamic_cast<BatchNormLayer<Dtype>*>(layers_[i].get());
+    auto* scale = dynamic_cast<ScaleLayer<Dtype>*>(layers_[i + 1].get());
+    if (!bn || !scale || bottom_vecs_[i].size() != 1 ||
+        bottom_vecs_[i + 1].size() != 1)
+      continue;
+    Blob<Dtype>* x = bottom_vecs_[i][0];
+    // Both in place on the same blob, and BatchNorm keeping its output.
+    if (top_vecs_[i][0] != x || bottom_vecs_[i + 1][0] != x ||
+        top_vecs_[i + 1][0] != x || bn->normalized_output()->count() == 0)
+      continue;
+    scale->BorrowInputCopy(bn->normalized_output());
+    scale->Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
   }
 }
 

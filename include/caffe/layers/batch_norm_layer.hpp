@@ -43,12 +43,14 @@ class BatchNormLayer : public Layer<Dtype> {
   size_t InternalBytes() const override {
     return static_cast<size_t>(x_norm_.count() + mean_.count() +
                                std_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  // The normalized output kept for backward (empty with global stats).
+  const Blob<Dtype>* normalized_output() const { return &x_norm_; }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(x_norm_, kept);
     this->KeepBlobMemory(mean_, kept);
     this->KeepBlobMemory(std_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -29,10 +29,10 @@ class DropoutLayer : public NeuronLayer<Dtype> {
   bool AllowsInPlace() const override { return true; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(rand_vec_.count()) * sizeof(unsigned int);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(rand_vec_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -44,10 +44,10 @@ class EltwiseLayer : public Layer<Dtype> {
     return op_ == EltwiseParameter_EltwiseOp_MAX
                ? static_cast<size_t>(max_idx_.count()) * sizeof(int)
                : 0;
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(max_idx_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -34,10 +34,10 @@ class EuclideanLossLayer : public LossLayer<Dtype> {
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(diff_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(diff_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

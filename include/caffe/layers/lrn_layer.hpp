@@ -43,10 +43,10 @@ class LRNLayer : public Layer<Dtype> {
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(scale_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(scale_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

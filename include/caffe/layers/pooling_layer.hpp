@@ -70,10 +70,10 @@ class PoolingLayer : public Layer<Dtype> {
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(mask_.count()) * sizeof(int);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(mask_, kept);
   }
-
   // True when the last Reshape chose the oneDNN engine.
   bool UsesDnnl() const { return dnnl_ != nullptr; }
 

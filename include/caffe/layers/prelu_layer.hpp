@@ -30,10 +30,10 @@ class PReLULayer : public NeuronLayer<Dtype> {
   bool AllowsInPlace() const override { return true; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(bottom_memory_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(bottom_memory_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

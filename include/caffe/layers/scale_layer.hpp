@@ -41,10 +41,17 @@ class ScaleLayer : public Layer<Dtype> {
   bool AllowsInPlace() const override { return true; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(temp_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
-    this->KeepBlobMemory(temp_, kept);
   }
-
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+    if (!borrowed_) this->KeepBlobMemory(temp_, kept);
+  }
+  // In place right after an in-place BatchNorm, this layer's input is the
+  // normalized output that BatchNorm already keeps for its own backward:
+  // read that copy instead of making another (the memory optimizer asks
+  // for it; one activation-sized buffer less per BatchNorm/Scale pair).
+  // `copy` must hold this layer's bottom data as Forward sees it.
+  void BorrowInputCopy(const Blob<Dtype>* copy) { borrowed_ = copy; }
+  bool borrows_input_copy() const { return borrowed_ != nullptr; }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -60,8 +67,10 @@ class ScaleLayer : public Layer<Dtype> {
   int outer_dim_ = 0;
   int scale_dim_ = 0;
   int inner_dim_ = 0;
-  // Copy of bottom[0]'s data, only sized when computing in place.
+  // Copy of bottom[0]'s data, only sized when computing in place; a view
+  // of another layer's copy when borrowed_.
   Blob<Dtype> temp_;
+  const Blob<Dtype>* borrowed_ = nullptr;
 };
 
 }  // namespace caffe

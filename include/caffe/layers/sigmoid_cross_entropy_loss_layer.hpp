@@ -36,10 +36,10 @@ class SigmoidCrossEntropyLossLayer : public LossLayer<Dtype> {
   bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(sigmoid_output_.count()) * sizeof(Dtype);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(sigmoid_output_, kept);
   }
-
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -88,10 +88,10 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
     const size_t prob_bytes =
         prob_top_ ? 0 : static_cast<size_t>(prob_.count()) * sizeof(Dtype);
     return prob_bytes + labels_.size() * sizeof(int);
-  }  void KeptMemory(vector<SyncedMemory*>* kept) const override {
+  }
+  void KeptMemory(vector<SyncedMemory*>* kept) const override {
     if (!prob_top_) this->KeepBlobMemory(prob_, kept);
   }
-
 
  protected:
   // The inner softmax's parameters; its axis is the class axis.

@@ -10,6 +10,7 @@ tests = {
   'reused_blob_is_refused_with_fix',  @test_refused
   'inputs_outputs_read_correctly',    @test_inputs_outputs
   'excluded_blob_reads_correctly',    @test_excluded
+  'reused_diff_is_refused',           @test_diff_refused
 };
 end
 
@@ -78,4 +79,30 @@ opt.forward({x});
 plain.forward({x});
 assert(isequal(opt.blobs('h1').get_data(), plain.blobs('h1').get_data()));
 assert(isequal(opt.blobs('out').get_data(), plain.blobs('out').get_data()));
+end
+
+% After backward in a TRAIN net, a gradient whose memory a later gradient
+% took is refused the same way; the output's gradient stays readable.
+function test_diff_refused()
+dir = caffe.test.make_tmpdir();
+cleanup = onCleanup(@() caffe.test.remove_dir(dir)); %#ok<NASGU>
+file = chain_file(dir, 'opt', ...
+  'force_backward: true mem_param { optimize_train: true }');
+net = caffe.Net(file, 'train');
+net.forward({randn(8, 2, 'single')});
+net.backward({ones(3, 2, 'single')});
+refused = {};
+names = net.blob_names;
+for i = 1:numel(names)
+  try
+    net.blobs(names{i}).get_diff();
+  catch err
+    assert(strcmp(err.identifier, 'caffe:blobNotReadable'), err.message);
+    assert(~isempty(strfind(err.message, 'diff')), err.message);
+    assert(~isempty(strfind(err.message, 'exclude_blob')), err.message);
+    refused{end + 1} = names{i}; %#ok<AGROW>
+  end
+end
+assert(~isempty(refused), 'no gradient was refused');
+assert(isequal(net.blobs('out').get_diff(), ones(3, 2, 'single')));
 end

@@ -18,9 +18,9 @@
 //  * Every C++ exception becomes an Octave error (mexErrMsgIdAndTxt) after
 //    the C++ frames have been unwound: Octave raises its error by throwing,
 //    so it must not happen inside the try block that converts ours.
-//  * Reading a net blob's data goes through Net::BlobReadableError: a blob
-//    whose memory mem_param gave to another blob is refused with the
-//    core's message, which names the fix (exclude_blob).
+//  * Reading a net blob's data or diff goes through Net::BlobReadableError:
+//    a blob whose memory mem_param gave to another blob is refused with
+//    the core's message, which names the fix (exclude_blob).
 #include <mex.h>
 
 #include <climits>
@@ -490,20 +490,25 @@ void blob_reshape(MEX_ARGS) {
   blob->Reshape(shape);
 }
 
-void blob_get_data(MEX_ARGS) {
-  Check(nrhs == 1, "Usage: caffe_('blob_get_data', hBlob)");
+// A net blob's data or diff, refused when mem_param gave its memory away.
+mxArray* GuardedBlobToArray(const mxArray* handle, WhichMemory which) {
   const void* p = nullptr;
-  const LiveObject& o = Resolve(prhs[0], Kind::kBlob, &p);
+  const LiveObject& o = Resolve(handle, Kind::kBlob, &p);
   if (o.net) {
-    const string err = o.net->BlobReadableError(o.name);
+    const string err = o.net->BlobReadableError(o.name, which == DIFF);
     if (!err.empty()) throw MexError("caffe:blobNotReadable", err);
   }
-  plhs[0] = BlobToArray(static_cast<const Blob<float>*>(p), DATA);
+  return BlobToArray(static_cast<const Blob<float>*>(p), which);
+}
+
+void blob_get_data(MEX_ARGS) {
+  Check(nrhs == 1, "Usage: caffe_('blob_get_data', hBlob)");
+  plhs[0] = GuardedBlobToArray(prhs[0], DATA);
 }
 
 void blob_get_diff(MEX_ARGS) {
   Check(nrhs == 1, "Usage: caffe_('blob_get_diff', hBlob)");
-  plhs[0] = BlobToArray(Get<Blob<float> >(prhs[0], Kind::kBlob), DIFF);
+  plhs[0] = GuardedBlobToArray(prhs[0], DIFF);
 }
 
 void blob_set(const mxArray** prhs, int nrhs, WhichMemory which,

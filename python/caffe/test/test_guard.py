@@ -215,3 +215,25 @@ def test_python_layer_in_an_optimized_net(tmp_path, monkeypatch):
     for name in opt.params:
         for a, b in zip(opt.params[name], plain.params[name]):
             np.testing.assert_array_equal(a.diff, b.diff)
+
+
+def test_recompute_settings_from_python(tmp_path):
+    # Recomputation set programmatically: the segment after sig1 runs again
+    # during backward; gradients equal the unoptimized net's exactly.
+    param = caffe_pb2.NetParameter()
+    text_format.Merge(LAYERS, param)
+    param.mem_param.optimize_train = True
+    param.mem_param.recompute.checkpoint.append('sig1')
+    opt = caffe.Net(param, caffe.TRAIN)
+    plain = caffe.Net(write(tmp_path, 'plain.prototxt', LAYERS), caffe.TRAIN)
+    opt.share_with(plain)
+    run(plain)
+    run(opt)
+    report = opt.memory_report()
+    assert report['checkpoints'] == ['sig1']
+    assert 0 < report['extra_forward_fraction'] < 1
+    np.testing.assert_array_equal(opt.blobs['loss'].data,
+                                  plain.blobs['loss'].data)
+    for name in ('ip1', 'ip2', 'ip3'):
+        np.testing.assert_array_equal(opt.params[name][0].diff,
+                                      plain.params[name][0].diff)

@@ -91,7 +91,13 @@ void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   outer_dim_ = bottom[0]->count(0, axis);
   scale_dim_ = scale->count();
   inner_dim_ = bottom[0]->count(axis + scale->num_axes());
-  if (bottom[0] == top[0]) {
+  if (bottom[0] == top[0] && borrowed_) {
+    CAFFE_CHECK_EQ(borrowed_->count(), bottom[0]->count())
+        << "Scale layer " << this->layer_param_.name()
+        << ": the borrowed copy of the input does not match it";
+    temp_.ReshapeLike(*bottom[0]);
+    temp_.ShareData(*borrowed_);
+  } else if (bottom[0] == top[0]) {
     temp_.ReshapeLike(*bottom[0]);
   } else {
     temp_.Reshape(vector<int>(1, 0));
@@ -108,7 +114,7 @@ template <typename Dtype>
 void ScaleLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                     const vector<Blob<Dtype>*>& top) {
   const Dtype* x = bottom[0]->cpu_data();
-  if (bottom[0] == top[0]) {
+  if (bottom[0] == top[0] && !borrowed_) {
     // Backward needs x, which the output is about to replace.
     caffe_copy(bottom[0]->count(), x, temp_.mutable_cpu_data());
   }

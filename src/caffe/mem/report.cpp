@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "caffe/layers/scale_layer.hpp"
 #include "caffe/net.hpp"
 
 namespace caffe {
@@ -69,8 +70,17 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   }
   for (Blob<float>* p : net.learnable_params())
     r.param_bytes += 2 * p->count() * sizeof(float);
-  for (const auto& layer : net.layers())
-    r.internal_bytes += layer->InternalBytes();
+  for (const auto& layer : net.layers()) {
+    // A Scale that reads BatchNorm's copy instead of its own saves what
+    // Caffe 1.0 would allocate for it: count it where the plan's
+    // activations are, so the saving shows against them.
+    auto* scale = dynamic_cast<const ScaleLayer<float>*>(layer.get());
+    if (scale && scale->borrows_input_copy()) {
+      r.activation_bytes += layer->InternalBytes();
+    } else {
+      r.internal_bytes += layer->InternalBytes();
+    }
+  }
   r.internal_bytes -= std::min(kept_bytes, r.internal_bytes);
   for (int lv = 0; lv <= 2; ++lv)
     r.planned_bytes[lv] = mem::MakePlan(r.requests, lv).total_bytes();

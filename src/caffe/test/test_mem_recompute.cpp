@@ -211,10 +211,17 @@ TEST(RecomputeTest, ScheduleSegmentsAndReport) {
   EXPECT_GT(m.extra_forward_fraction(), 0.0);
   EXPECT_LT(m.extra_forward_fraction(), 1.0);
   // conv2's output is computed again: its buffer has a second lifetime.
-  bool second_life = false;
-  for (const auto& b : m.buffers())
+  bool second_life = false, bn_copy = false, scale_copy = false;
+  for (const auto& b : m.buffers()) {
     if (b.name == "c1@recompute") second_life = true;
+    if (b.name == "bn1/kept0") bn_copy = true;
+    if (b.name.rfind("scale1/kept", 0) == 0) scale_copy = true;
+  }
   EXPECT_TRUE(second_life);
+  // Scale in place after BatchNorm reads BatchNorm's normalized copy
+  // rather than keeping its own.
+  EXPECT_TRUE(bn_copy);
+  EXPECT_FALSE(scale_copy);
   // The report lists the checkpoint and both planned figures.
   const MemoryReport r = BuildMemoryReport(net, TRAIN, 2);
   const std::string text = FormatMemoryReport(r);
