@@ -151,7 +151,7 @@ class NetMemory {
   // From StudyLayers.
   std::vector<bool> recomputable_;
   std::vector<int> boundary_candidates_;
-  std::vector<double> layer_bytes_, layer_cost_;
+  std::vector<double> layer_bytes_, layer_cost_, crossing_bytes_;
   std::vector<std::string> checkpoints_;
   double extra_forward_fraction_ = 0;
   size_t bytes_without_recompute_ = 0;

@@ -20,8 +20,10 @@
 //    layer before it runs twice whatever the other boundaries are; those
 //    only trade the memory of kept inputs against segment interiors.
 //  * SqrtBoundaries: about sqrt(n) segments of equal bytes (Chen et al.
-//    2016, "Training Deep Nets with Sublinear Memory Cost").  (NetMemory
-//    keeps no segments when they would not lower the planned peak.)
+//    2016, "Training Deep Nets with Sublinear Memory Cost").
+//    BestSublinearBoundaries (auto: SQRT) keeps the best of that and of
+//    Chen's threshold greedy over a grid of thresholds, cutting where the
+//    fewest bytes cross; none when no split lowers the planned peak.
 //  * FitBudget: the least extra forward work whose planned peak fits.  It
 //    searches the last boundary exactly by bisection over the candidates,
 //    which assumes that moving the last boundary later never raises the
@@ -74,6 +76,25 @@ std::vector<int> EqualBytesBoundaries(const std::vector<int>& candidates,
 // About sqrt(n) segments of equal bytes over the whole net.
 std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,
                                 const std::vector<double>& layer_bytes);
+
+// Chen et al.'s greedy split with a threshold: walk the layers adding up
+// their bytes; once the sum since the last cut reaches `threshold`, cut at
+// the candidate, among those passed since the sum reached a quarter of it,
+// where the fewest bytes cross (crossing_bytes[b]: bytes written at or
+// before layer b and read by a forward after it, which the next segment's
+// recomputation needs kept).
+std::vector<int> ThresholdBoundaries(const std::vector<int>& candidates,
+                                     const std::vector<double>& layer_bytes,
+                                     const std::vector<double>& crossing_bytes,
+                                     double threshold);
+
+// The split with the smallest peak_of among the equal-bytes sqrt split and
+// threshold splits over a geometric grid of thresholds; empty when none
+// beats no recomputation.
+std::vector<int> BestSublinearBoundaries(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    const std::vector<double>& crossing_bytes,
+    const std::function<size_t(const std::vector<int>&)>& peak_of);
 
 struct BudgetResult {
   bool fits = false;

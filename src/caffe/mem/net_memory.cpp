@@ -93,6 +93,23 @@ void NetMemory<Dtype>::StudyLayers() {
       layer_cost_[i] += top->count() * per_output;
     }
   }
+  // Bytes that cross each cut: a blob's data from its first writer up to
+  // its last forward reader (a later segment's recomputation reads it).
+  std::map<const SyncedMemory*, int> last_reader;
+  for (int i = 0; i < num_layers_; ++i)
+    for (const Blob<Dtype>* bottom : net_->bottom_vecs()[i])
+      last_reader[bottom->data().get()] = i;
+  std::vector<double> crossing(num_layers_ + 1, 0.0);  // difference array
+  for (const auto& f : first) {
+    auto r = last_reader.find(f.first);
+    if (r == last_reader.end() || r->second <= f.second) continue;
+    const double bytes = static_cast<double>(f.first->size());
+    crossing[f.second] += bytes;
+    crossing[r->second] -= bytes;
+  }
+  crossing_bytes_.assign(num_layers_, 0.0);
+  for (int b = 0; b < num_layers_; ++b)
+    crossing_bytes_[b] = (b ? crossing_bytes_[b - 1] : 0.0) + crossing[b];
   // A segment may end after layer b only when no later layer writes memory
   // written at or before b: recomputing the next segment must find its
   // inputs as the forward pass left them.
@@ -372,13 +389,14 @@ std::vector<int> NetMemory<Dtype>::ChooseBoundaries() {
     case RecomputeParameter_Auto_SQRT: {
       // Small nets can need more with segments than without (the kept
       // inputs outweigh the interiors): then recompute nothing.
-      const std::vector<int> b =
-          mem::SqrtBoundaries(boundary_candidates_, layer_bytes_);
-      if (b.empty() || PlannedBytes(b) < PlannedBytes({})) return b;
-      LOG(INFO) << "mem_param.recompute: SQRT segments would not lower the "
-                << "planned peak of net '" << net_->name()
-                << "'; nothing is recomputed";
-      return {};
+      const std::vector<int> b = mem::BestSublinearBoundaries(
+          boundary_candidates_, layer_bytes_, crossing_bytes_,
+          [this](const std::vector<int>& c) { return PlannedBytes(c); });
+      if (b.empty())
+        LOG(INFO) << "mem_param.recompute: no segments lower the planned "
+                  << "peak of net '" << net_->name()
+                  << "'; nothing is recomputed";
+      return b;
     }
     case RecomputeParameter_Auto_BUDGET: {
       CAFFE_CHECK(rp.has_memory_budget_mb() && rp.memory_budget_mb() > 0)

@@ -92,6 +92,54 @@ std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,
                               static_cast<int>(layer_bytes.size()) - 1, k);
 }
 
+std::vector<int> ThresholdBoundaries(const std::vector<int>& candidates,
+                                     const std::vector<double>& layer_bytes,
+                                     const std::vector<double>& crossing_bytes,
+                                     double threshold) {
+  std::vector<int> out;
+  std::vector<bool> is_candidate(layer_bytes.size(), false);
+  for (int c : candidates) is_candidate[c] = true;
+  double sum = 0;
+  int best = -1;  // the cheapest cut seen in the current window
+  for (size_t i = 0; i + 1 < layer_bytes.size(); ++i) {
+    sum += layer_bytes[i];
+    if (is_candidate[i] && sum >= threshold / 4 &&
+        (best < 0 || crossing_bytes[i] <= crossing_bytes[best]))
+      best = static_cast<int>(i);
+    if (sum >= threshold && best >= 0) {
+      out.push_back(best);
+      // What lies after the cut starts the next segment's sum.
+      sum = 0;
+      for (size_t j = best + 1; j <= i; ++j) sum += layer_bytes[j];
+      best = -1;
+    }
+  }
+  return out;
+}
+
+std::vector<int> BestSublinearBoundaries(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    const std::vector<double>& crossing_bytes,
+    const std::function<size_t(const std::vector<int>&)>& peak_of) {
+  double total = 0;
+  for (double b : layer_bytes) total += b;
+  std::vector<int> best;
+  size_t best_peak = peak_of({});
+  auto consider = [&](const std::vector<int>& b) {
+    if (b.empty()) return;
+    const size_t p = peak_of(b);
+    if (p < best_peak) {
+      best_peak = p;
+      best = b;
+    }
+  };
+  consider(SqrtBoundaries(candidates, layer_bytes));
+  // Segment sizes from half the net down to 1/128 of it.
+  for (double t = total / 2; t >= total / 128; t /= 1.1)
+    consider(ThresholdBoundaries(candidates, layer_bytes, crossing_bytes, t));
+  return best;
+}
+
 BudgetResult FitBudget(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     size_t budget,

@@ -103,3 +103,38 @@ TEST(RecomputePlanTest, BudgetTakesTheEarliestLastBoundaryThatFits) {
 }  // namespace
 }  // namespace mem
 }  // namespace caffe
+
+namespace caffe {
+namespace mem {
+namespace {
+
+TEST(RecomputePlanTest, ThresholdCutsWhereTheFewestBytesCross) {
+  // Eight layers of 10 bytes; crossing bytes are low after layers 2 and 5.
+  const std::vector<double> bytes(8, 10.0);
+  const std::vector<double> crossing = {50, 40, 5, 40, 50, 5, 40, 50};
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6};
+  // Threshold 40: the window opens at 10 bytes; the cheapest cut in each
+  // window wins.
+  EXPECT_EQ(std::vector<int>({2, 5}),
+            ThresholdBoundaries(all, bytes, crossing, 40));
+  // The best split under a synthetic peak (fewer bytes kept is better).
+  auto peak = [&](const std::vector<int>& b) -> size_t {
+    if (b.empty()) return 1000;
+    size_t p = 100;
+    for (int c : b) p += static_cast<size_t>(crossing[c]);
+    return p;
+  };
+  const std::vector<int> best =
+      BestSublinearBoundaries(all, bytes, crossing, peak);
+  ASSERT_FALSE(best.empty());
+  EXPECT_LE(peak(best), peak(SqrtBoundaries(all, bytes)));
+  // Nothing beats no recomputation: nothing is chosen.
+  EXPECT_TRUE(BestSublinearBoundaries(all, bytes, crossing,
+                                      [](const std::vector<int>& b) {
+                                        return b.empty() ? size_t(1) : 2;
+                                      }).empty());
+}
+
+}  // namespace
+}  // namespace mem
+}  // namespace caffe
