@@ -55,6 +55,11 @@ class MemoryDataLayer : public BaseDataLayer<Dtype> {
   int width() const { return width_; }
 
  protected:
+  // The shared checks and buffer sizing of AddDatumVector/AddMatVector
+  // (`what` names an item in errors), and pointing the layer at the
+  // transformed result.
+  void PrepareAdded(int num, const char* what);
+  void ServeAdded(int num);
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                    const vector<Blob<Dtype>*>& top) override;
 

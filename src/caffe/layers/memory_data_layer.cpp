@@ -31,49 +31,48 @@ void MemoryDataLayer<Dtype>::DataLayerSetUp(
 }
 
 template <typename Dtype>
-void MemoryDataLayer<Dtype>::AddDatumVector(const vector<Datum>& datum_vector) {
+void MemoryDataLayer<Dtype>::PrepareAdded(int num, const char* what) {
   CAFFE_CHECK(!has_new_data_)
       << "MemoryData layer '" << this->layer_param_.name()
       << "': can't add data until the current data has been consumed";
-  const int num = static_cast<int>(datum_vector.size());
   CAFFE_CHECK_GT(num, 0) << "MemoryData layer '" << this->layer_param_.name()
-                         << "': there is no datum to add";
+                         << "': there is no " << what << " to add";
   CAFFE_CHECK_EQ(num % batch_size_, 0)
       << "MemoryData layer '" << this->layer_param_.name()
       << "': the added data must be a multiple of the batch size "
       << batch_size_;
   added_data_.Reshape(num, channels_, height_, width_);
   added_label_.Reshape(vector<int>(1, num));
+}
+
+template <typename Dtype>
+void MemoryDataLayer<Dtype>::ServeAdded(int num) {
+  Reset(added_data_.mutable_cpu_data(), added_label_.mutable_cpu_data(), num);
+  has_new_data_ = true;
+}
+
+template <typename Dtype>
+void MemoryDataLayer<Dtype>::AddDatumVector(const vector<Datum>& datum_vector) {
+  const int num = static_cast<int>(datum_vector.size());
+  PrepareAdded(num, "datum");
   this->data_transformer_->Transform(datum_vector, &added_data_);
   Dtype* label_data = added_label_.mutable_cpu_data();
   for (int i = 0; i < num; ++i) label_data[i] = datum_vector[i].label();
-  Reset(added_data_.mutable_cpu_data(), label_data, num);
-  has_new_data_ = true;
+  ServeAdded(num);
 }
 
 template <typename Dtype>
 void MemoryDataLayer<Dtype>::AddMatVector(const vector<cv::Mat>& mat_vector,
                                           const vector<int>& labels) {
-  CAFFE_CHECK(!has_new_data_)
-      << "MemoryData layer '" << this->layer_param_.name()
-      << "': can't add data until the current data has been consumed";
   const int num = static_cast<int>(mat_vector.size());
   CAFFE_CHECK_EQ(num, static_cast<int>(labels.size()))
       << "MemoryData layer '" << this->layer_param_.name()
       << "': vector of images and vector of labels differ in size";
-  CAFFE_CHECK_GT(num, 0) << "MemoryData layer '" << this->layer_param_.name()
-                         << "': there is no image to add";
-  CAFFE_CHECK_EQ(num % batch_size_, 0)
-      << "MemoryData layer '" << this->layer_param_.name()
-      << "': the added data must be a multiple of the batch size "
-      << batch_size_;
-  added_data_.Reshape(num, channels_, height_, width_);
-  added_label_.Reshape(vector<int>(1, num));
+  PrepareAdded(num, "image");
   this->data_transformer_->Transform(mat_vector, &added_data_);
   Dtype* label_data = added_label_.mutable_cpu_data();
   for (int i = 0; i < num; ++i) label_data[i] = labels[i];
-  Reset(added_data_.mutable_cpu_data(), label_data, num);
-  has_new_data_ = true;
+  ServeAdded(num);
 }
 
 template <typename Dtype>
