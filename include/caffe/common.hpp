@@ -41,6 +41,14 @@ class Error : public std::runtime_error {
   explicit Error(const string& what) : std::runtime_error(what) {}
 };
 
+// Reading a blob whose memory mem_param handed to another buffer (or that
+// it has not computed since): a user error, so a caffe::Error, with a type
+// of its own so pycaffe and matcaffe can raise their specific errors.
+class BlobNotReadable : public Error {
+ public:
+  explicit BlobNotReadable(const string& what) : Error(what) {}
+};
+
 // Collects a message through operator<< and throws it as caffe::Error when the
 // full expression ends.  Throwing from a destructor is deliberate here: the
 // object only lives inside a failed check, never during stack unwinding.

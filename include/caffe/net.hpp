@@ -136,10 +136,26 @@ class Net {
   // The memory plan mem_param asked for, or null when the net is not
   // optimized (no mem_param, or optimize_train/optimize_test off).
   const NetMemory<Dtype>* memory() const { return memory_.get(); }
-  // Empty when blob_name's data may be read after Forward (its diff, with
-  // diff true, after Backward); otherwise an error naming the buffer that
-  // reuses its memory and the fix.
+  NetMemory<Dtype>* mutable_memory() { return memory_.get(); }
+  // Empty when blob_name's data (diff, with diff true) may be read now;
+  // otherwise the error reading it throws (BlobNotReadable), naming the
+  // buffer that reuses its memory and the fix.
   string BlobReadableError(const string& blob_name, bool diff = false) const;
+  // Asking for blobs under mem_param (no effect without it); unknown names
+  // are a caffe::Error.
+  //  * KeepBlobs: these blobs' data and diffs stay readable after every
+  //    later pass, as mem_param.exclude_blob keeps them, without editing
+  //    the prototxt.  Adds to the kept set and plans the memory again, so
+  //    values computed before the call are not kept.
+  //  * RequestBlobs: the blobs whose data (diff true: diffs) the caller
+  //    reads after the coming passes.  Each gets memory of its own outside
+  //    the plan at once (a live value is copied over), so it may be called
+  //    mid-pass, e.g. between Forward and Backward.  Replaces the previous
+  //    request of the same kind.
+  void KeepBlobs(const vector<string>& blob_names);
+  vector<string> kept_blobs() const;
+  void RequestBlobs(const vector<string>& blob_names, bool diff);
+  bool force_backward() const { return force_backward_; }
   bool blob_readable(const string& blob_name) const {
     return BlobReadableError(blob_name).empty();
   }
@@ -174,6 +190,7 @@ class Net {
 
   string name_;
   Phase phase_;
+  bool force_backward_ = false;
   vector<shared_ptr<Layer<Dtype> > > layers_;
   vector<string> layer_names_;
   map<string, int> layer_names_index_;

@@ -5,10 +5,21 @@
 // set_cpu_data() points the buffer at memory owned by someone else (the memory
 // planner's arena, a Python array); the buffer then never frees it.  In a
 // build without CUDA the GPU head refuses with caffe::Error.
+//
+// The readability guard: the memory planner's binder marks a buffer "not
+// readable" when it hands the buffer's bytes to another buffer (or binds it
+// to bytes nothing has written yet).  While marked, the read accessors
+// (cpu_data, gpu_data) throw caffe::BlobNotReadable with the binder's
+// message, so no reader -- a layer, a tool, pycaffe, matcaffe, a C++ API
+// user -- sees another buffer's bytes.  Any write access (mutable_*_data,
+// set_*_data) clears the mark: the producer writing the buffer makes it
+// readable again.  The check is one pointer test.
 #ifndef CAFFE_SYNCEDMEM_HPP_
 #define CAFFE_SYNCEDMEM_HPP_
 
 #include <cstdlib>
+#include <memory>
+#include <string>
 
 #include "caffe/common.hpp"
 
@@ -31,6 +42,9 @@ class SyncedMemory {
 
   const void* cpu_data();
   void set_cpu_data(void* data);
+  // Points the CPU head at `data`, keeping `keeper` (the owner of the bytes,
+  // e.g. the planner's arena) alive while it points there.
+  void set_cpu_data(void* data, std::shared_ptr<void> keeper);
   const void* gpu_data();
   void set_gpu_data(void* data);
   void* mutable_cpu_data();
@@ -41,10 +55,41 @@ class SyncedMemory {
   size_t size() const { return size_; }
   // True when this buffer allocated its CPU memory itself.
   bool owns_cpu_data() const { return own_cpu_data_; }
+  // Drops external CPU bytes (set_cpu_data): the buffer is unallocated
+  // again and its next access allocates zero-filled memory of its own.  The
+  // binder calls it for buffers a new plan no longer places.
+  void release_cpu_data();
+  // Where the CPU head points now (null before allocation), without
+  // allocating or checking readability: for the binder's bookkeeping.
+  void* cpu_ptr() const { return cpu_ptr_; }
+  // What keeps the external CPU bytes alive (null when this buffer owns its
+  // bytes): a view handed to Python or Octave holds a copy, so a re-plan
+  // never leaves it reading freed memory.
+  const std::shared_ptr<void>& cpu_keeper() const { return cpu_keeper_; }
+
+  // The guard (see the file comment).  The message is subject + cause +
+  // fix: the binder shares one subject/fix pair per buffer and one cause
+  // per reusing buffer rather than building a string per event.
+  struct NotReadableNote {
+    std::string subject;  // "blob 'x' is not readable: "
+    std::string fix;      // "Add exclude_blob: ..."
+  };
+  void MarkNotReadable(std::shared_ptr<const NotReadableNote> note,
+                       std::shared_ptr<const std::string> cause);
+  bool readable() const { return !not_readable_cause_; }
+  // Empty when readable.
+  std::string NotReadableMessage() const;
 
  private:
   void to_cpu();
   void to_gpu();
+  void ThrowNotReadable() const;
+  void ClearNotReadable() {
+    if (not_readable_cause_) {
+      not_readable_cause_.reset();
+      not_readable_note_.reset();
+    }
+  }
 
   void* cpu_ptr_;
   void* gpu_ptr_;
@@ -52,6 +97,9 @@ class SyncedMemory {
   SyncedHead head_;
   bool own_cpu_data_;
   bool own_gpu_data_;
+  std::shared_ptr<void> cpu_keeper_;
+  std::shared_ptr<const NotReadableNote> not_readable_note_;
+  std::shared_ptr<const std::string> not_readable_cause_;
 
   DISABLE_COPY_AND_ASSIGN(SyncedMemory);
 };

@@ -7,10 +7,13 @@
 //    message; other std::exceptions become RuntimeError.  Nothing a user
 //    passes in can end the interpreter.
 //  * Blob.data / Blob.diff are writable numpy views of the blob's CPU
-//    memory.  A view keeps that memory (and the net owning it) alive, so it
-//    never dangles; after a reshape a view may show stale memory, as in
-//    Caffe.  A Blob taken from Net.blobs refuses (BlobNotReadableError) when
-//    mem_param gave its memory to another blob; the message names the fix.
+//    memory.  A view keeps that memory, the bytes it points into (a
+//    mem_param arena) and the net alive, so it never dangles, even after a
+//    re-plan; after a reshape a view may show stale memory, as in Caffe.
+//    Taking a view of memory that mem_param marked not readable (handed to
+//    another blob, or not computed since it was placed) raises
+//    BlobNotReadableError; the message names the fix (keep, exclude_blob,
+//    forward(blobs=...)).
 //  * Forward, backward, reshape and solver steps run with the GIL released;
 //    Python layers take it back for their calls.
 //  * A solver step polls Python's signal handlers once per iteration, so
@@ -40,11 +43,6 @@ namespace caffe {
 
 typedef Net<float> NetF;
 typedef Solver<float> SolverF;
-
-// Reading a blob whose memory mem_param handed to another blob.
-struct BlobNotReadable : public Error {
-  explicit BlobNotReadable(const string& what) : Error(what) {}
-};
 
 namespace {
 
@@ -90,23 +88,25 @@ vector<int> ShapeArgs(const py::args& args) {
   return shape;
 }
 
-// What a numpy view keeps alive: the memory itself, and the net whose
-// planner may own the arena that memory points into.
+// What a numpy view keeps alive: the memory itself, the bytes it points
+// into when someone else owns them (a mem_param arena or pool block), and
+// the net.
 struct ViewOwner {
   shared_ptr<SyncedMemory> memory;
+  shared_ptr<void> bytes;
   shared_ptr<NetF> net;
 };
 
 py::array BlobView(const PyBlob& b, bool diff) {
-  if (b.net) {
-    const string error = b.net->BlobReadableError(b.name, diff);
-    if (!error.empty()) throw BlobNotReadable(error);
-  }
   Blob<float>& blob = *b.blob;
   vector<py::ssize_t> shape(blob.shape().begin(), blob.shape().end());
   if (blob.count() == 0 || !blob.data()) return py::array_t<float>(shape);
+  // The const accessor is the guard: it throws BlobNotReadable for memory
+  // mem_param marked; the writable pointer is taken only after it passed.
+  (void)(diff ? blob.cpu_diff() : blob.cpu_data());
   float* ptr = diff ? blob.mutable_cpu_diff() : blob.mutable_cpu_data();
-  ViewOwner* owner = new ViewOwner{diff ? blob.diff() : blob.data(), b.net};
+  const shared_ptr<SyncedMemory>& memory = diff ? blob.diff() : blob.data();
+  ViewOwner* owner = new ViewOwner{memory, memory->cpu_keeper(), b.net};
   py::capsule base(owner, [](void* p) { delete static_cast<ViewOwner*>(p); });
   return py::array_t<float>(shape, ptr, base);
 }
@@ -153,12 +153,9 @@ bool NetParamFromMessage(py::handle obj, NetParameter* param,
   return true;
 }
 
-// Net(network_file, phase, level=0, stages=None, weights=None) and the
-// legacy Net(network_file, weights_file, phase).  network_file is a path
-// or a caffe_pb2.NetParameter.
-shared_ptr<NetF> MakeNet(py::object network, py::object phase,
-                         py::object level, py::object stages,
-                         py::object weights) {
+shared_ptr<NetF> MakeNetWithoutKeep(py::object network, py::object phase,
+                                   py::object level, py::object stages,
+                                   py::object weights) {
   if (py::isinstance<py::str>(phase) || py::hasattr(phase, "__fspath__")) {
     if (!weights.is_none() || !stages.is_none())
       throw py::type_error("the legacy form is Net(network_file, "
@@ -177,6 +174,19 @@ shared_ptr<NetF> MakeNet(py::object network, py::object phase,
   const string file = PathArg(network, "network_file");
   return FinishNet(
       std::make_shared<NetF>(file, static_cast<Phase>(ph), lv, &st), weights);
+}
+
+// Net(network_file, phase, level=0, stages=None, weights=None, keep=None)
+// and the legacy Net(network_file, weights_file, phase).  network_file is a
+// path or a caffe_pb2.NetParameter; keep lists blobs that mem_param must
+// keep readable (Net.keep).
+shared_ptr<NetF> MakeNet(py::object network, py::object phase,
+                         py::object level, py::object stages,
+                         py::object weights, py::object keep) {
+  shared_ptr<NetF> net = MakeNetWithoutKeep(network, phase, level, stages,
+                                            weights);
+  if (!keep.is_none()) net->KeepBlobs(StringList(keep, "keep"));
+  return net;
 }
 
 void SaveNet(const NetF& net, py::object filename) {
@@ -589,7 +599,7 @@ PYBIND11_MODULE(_caffe, m) {
   py::class_<NetF, shared_ptr<NetF> >(m, "Net", py::dynamic_attr())
       .def(py::init(&MakeNet), py::arg("network_file"), py::arg("phase"),
            py::arg("level") = 0, py::arg("stages") = py::none(),
-           py::arg("weights") = py::none())
+           py::arg("weights") = py::none(), py::arg("keep") = py::none())
       .def_static(
           "from_string",
           [](const string& text, py::object phase, int level,
@@ -653,6 +663,18 @@ PYBIND11_MODULE(_caffe, m) {
       .def("load_hdf5",
            [](NetF& net, py::object f) {
              net.CopyTrainedLayersFromHDF5(PathArg(f, "filename"));
+           })
+      .def("keep",
+           [](NetF& net, py::object names) {
+             net.KeepBlobs(StringList(names, "blob names"));
+           }, py::arg("blob_names"),
+           "Keeps these blobs' data and diffs readable after every later "
+           "pass under mem_param, as exclude_blob does; plans the memory "
+           "again.")
+      .def_property_readonly("kept_blobs", &NetF::kept_blobs)
+      .def("_request_blobs",
+           [](NetF& net, py::object names, bool diff) {
+             net.RequestBlobs(StringList(names, "blob names"), diff);
            })
       .def("memory_report", &MemoryPlanInfo,
            "The mem_param plan applied to this net (None when the net is "

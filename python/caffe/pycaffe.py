@@ -104,7 +104,8 @@ def _layer_index(net, name):
 def _Net_forward(self, blobs=None, start=None, end=None, **kwargs):
     """Forward pass: prepare inputs and run the net forward.
 
-    blobs: list of blobs to return in addition to output blobs.
+    blobs: list of blobs to return in addition to output blobs; with
+           mem_param they stay readable (net.blobs[b].data) afterwards.
     kwargs: keys are input blob names and values are blob ndarrays;
             without them, input is taken from the net's data layers.
     start: optional name of the layer at which to begin the forward pass.
@@ -127,6 +128,10 @@ def _Net_forward(self, blobs=None, start=None, end=None, **kwargs):
         end_ind = len(self.layers) - 1
         outputs = set(self.outputs + blobs)
 
+    # Under mem_param the blobs asked for get memory of their own, so they
+    # hold this pass's values afterwards (Net.RequestBlobs).
+    self._request_blobs(sorted(outputs), False)
+
     if kwargs:
         if set(kwargs.keys()) != set(self.inputs):
             raise Exception('Input blob arguments do not match net inputs.')
@@ -146,7 +151,8 @@ def _Net_forward(self, blobs=None, start=None, end=None, **kwargs):
 def _Net_backward(self, diffs=None, start=None, end=None, **kwargs):
     """Backward pass: prepare diffs and run the net backward.
 
-    diffs: list of diffs to return in addition to bottom diffs.
+    diffs: list of diffs to return in addition to bottom diffs; with
+           mem_param they stay readable (net.blobs[b].diff) afterwards.
     kwargs: keys are output blob names and values are diff ndarrays;
             without them, top diffs come from the forward loss.
     start: optional name of the layer at which to begin the backward pass.
@@ -168,6 +174,8 @@ def _Net_backward(self, diffs=None, start=None, end=None, **kwargs):
     else:
         end_ind = 0
         outputs = set(self.inputs + diffs)
+
+    self._request_blobs(sorted(outputs), True)  # as in forward()
 
     if kwargs:
         if set(kwargs.keys()) != set(self.outputs):

@@ -214,6 +214,11 @@ void PythonLayer::Reshape(const vector<Blob<float>*>& bottom,
 
 void PythonLayer::Forward_cpu(const vector<Blob<float>*>& bottom,
                               const vector<Blob<float>*>& top) {
+  // The layer is the producer of its tops: writing them is what clears
+  // mem_param's not-readable mark, and Python writes through views that
+  // are taken only for readable memory.
+  for (Blob<float>* t : top)
+    if (t->count() > 0) t->mutable_cpu_data();
   py::gil_scoped_acquire gil;
   try {
     py::handle(self_).attr("forward")(BlobList(bottom), BlobList(top));
@@ -225,6 +230,9 @@ void PythonLayer::Forward_cpu(const vector<Blob<float>*>& bottom,
 void PythonLayer::Backward_cpu(const vector<Blob<float>*>& top,
                                const vector<bool>& propagate_down,
                                const vector<Blob<float>*>& bottom) {
+  for (size_t i = 0; i < bottom.size(); ++i)  // as for tops in Forward
+    if (propagate_down[i] && bottom[i]->count() > 0)
+      bottom[i]->mutable_cpu_diff();
   py::gil_scoped_acquire gil;
   try {
     py::list down;

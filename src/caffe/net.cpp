@@ -67,6 +67,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   InsertSplits(filtered_param, &param);
   name_ = param.name();
   debug_info_ = param.debug_info();
+  force_backward_ = param.force_backward();
   map<string, int> blob_name_to_idx;
   set<string> available_blobs;
   memory_used_ = 0;
@@ -246,7 +247,46 @@ string Net<Dtype>::BlobReadableError(const string& blob_name,
   auto it = blob_names_index_.find(blob_name);
   if (it == blob_names_index_.end())
     return "Unknown blob name '" + blob_name + "'";
-  return memory_ ? memory_->ReadableError(it->second, diff) : "";
+  const Blob<Dtype>& blob = *blobs_[it->second];
+  const shared_ptr<SyncedMemory>& m = diff ? blob.diff() : blob.data();
+  return m ? m->NotReadableMessage() : "";
+}
+
+namespace {
+template <typename Dtype>
+std::set<int> BlobIds(const Net<Dtype>& net, const vector<string>& names) {
+  std::set<int> ids;
+  for (const string& name : names) {
+    CAFFE_CHECK(net.has_blob(name))
+        << "net '" << net.name() << "' has no blob '" << name << "'";
+    const vector<string>& all = net.blob_names();
+    ids.insert(static_cast<int>(std::find(all.begin(), all.end(), name) -
+                                all.begin()));
+  }
+  return ids;
+}
+}  // namespace
+
+template <typename Dtype>
+void Net<Dtype>::KeepBlobs(const vector<string>& blob_names) {
+  std::set<int> ids = BlobIds(*this, blob_names);
+  if (!memory_) return;
+  ids.insert(memory_->kept().begin(), memory_->kept().end());
+  memory_->SetKept(ids);
+}
+
+template <typename Dtype>
+vector<string> Net<Dtype>::kept_blobs() const {
+  vector<string> names;
+  if (memory_)
+    for (int id : memory_->kept()) names.push_back(blob_names_[id]);
+  return names;
+}
+
+template <typename Dtype>
+void Net<Dtype>::RequestBlobs(const vector<string>& blob_names, bool diff) {
+  const std::set<int> ids = BlobIds(*this, blob_names);
+  if (memory_) memory_->Request(ids, diff);
 }
 
 template <typename Dtype>
@@ -489,7 +529,8 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
   CAFFE_CHECK_LT(start, static_cast<int>(layers_.size()));
   CAFFE_CHECK(!memory_ || !memory_->forward_only())
       << "net '" << name_ << "' is a TEST-phase net whose memory was planned "
-      << "for forward passes only; set mem_param { optimize_test: false } "
+      << "for forward passes only; set force_backward: true in the net (its "
+      << "plan then covers backward) or mem_param { optimize_test: false } "
       << "to run backward on it";
   int recomputed = -1;  // the segment recomputed last in this pass
   for (int i = start; i >= end; --i) {

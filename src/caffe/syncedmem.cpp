@@ -74,19 +74,35 @@ void SyncedMemory::to_cpu() {
 void SyncedMemory::to_gpu() { NO_GPU; }
 
 const void* SyncedMemory::cpu_data() {
+  if (not_readable_cause_) ThrowNotReadable();
   to_cpu();
   return cpu_ptr_;
 }
 
 void SyncedMemory::set_cpu_data(void* data) {
+  set_cpu_data(data, nullptr);
+}
+
+void SyncedMemory::set_cpu_data(void* data, std::shared_ptr<void> keeper) {
   CAFFE_CHECK(data) << "set_cpu_data needs a non-null pointer";
   if (own_cpu_data_) CaffeFreeHost(cpu_ptr_);
   cpu_ptr_ = data;
+  cpu_keeper_ = std::move(keeper);
   head_ = HEAD_AT_CPU;
   own_cpu_data_ = false;
+  ClearNotReadable();
+}
+
+void SyncedMemory::release_cpu_data() {
+  if (own_cpu_data_ || !cpu_ptr_) return;
+  cpu_ptr_ = nullptr;
+  cpu_keeper_.reset();
+  head_ = UNINITIALIZED;
+  ClearNotReadable();
 }
 
 const void* SyncedMemory::gpu_data() {
+  if (not_readable_cause_) ThrowNotReadable();
   to_gpu();
   return gpu_ptr_;
 }
@@ -97,14 +113,33 @@ void SyncedMemory::set_gpu_data(void* data) {
 }
 
 void* SyncedMemory::mutable_cpu_data() {
+  ClearNotReadable();
   to_cpu();
   head_ = HEAD_AT_CPU;
   return cpu_ptr_;
 }
 
 void* SyncedMemory::mutable_gpu_data() {
+  ClearNotReadable();
   to_gpu();
   return gpu_ptr_;
+}
+
+void SyncedMemory::MarkNotReadable(std::shared_ptr<const NotReadableNote> note,
+                                   std::shared_ptr<const std::string> cause) {
+  CAFFE_CHECK(note && cause) << "MarkNotReadable needs a note and a cause";
+  not_readable_note_ = std::move(note);
+  not_readable_cause_ = std::move(cause);
+}
+
+std::string SyncedMemory::NotReadableMessage() const {
+  if (!not_readable_cause_) return "";
+  return not_readable_note_->subject + *not_readable_cause_ +
+         not_readable_note_->fix;
+}
+
+void SyncedMemory::ThrowNotReadable() const {
+  throw BlobNotReadable(NotReadableMessage());
 }
 
 }  // namespace caffe

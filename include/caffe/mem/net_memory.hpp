@@ -22,8 +22,21 @@
 //    NaN.  Kept memory is not poisoned: it may hold integer indices, which
 //    a NaN pattern would turn into out-of-range reads; sharing it with
 //    other buffers already exposes a layer that reads it too late.
-//  * A TEST-phase net is planned for forward only; Backward on it is
-//    refused with an error rather than computed from reused memory.
+//  * A TEST-phase net is planned for forward only, unless it sets
+//    force_backward (saliency maps, input gradients); Backward on a
+//    forward-only plan is refused with an error rather than computed from
+//    reused memory.
+//  * The readability guard (SyncedMemory's "not readable" mark): binding a
+//    buffer to arena bytes nothing has written yet marks it, and so does a
+//    buffer's first use marking every other buffer whose bytes it overlaps;
+//    check mode marks what it poisons.  Its producer's next write clears
+//    the mark.  So every read of a blob, by anyone, returns the unoptimized
+//    net's bytes or throws BlobNotReadable naming the buffer and the fix.
+//  * Asking for blobs: SetKept pins blobs (data and diff) in every later
+//    plan, as exclude_blob does, and plans again.  Request gives the data
+//    (or diffs) of blobs memory of their own outside the plan ("detached"),
+//    copying a live value over, so it works at any point, mid-pass too; the
+//    request is applied again after every re-plan.
 //  * Recomputation (mem_param.recompute): the net is cut into segments
 //    (mem/recompute.hpp); a buffer a recomputed segment fills again gets a
 //    second lifetime, planned like any other buffer, so recomputation and
@@ -39,6 +52,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -111,10 +125,19 @@ class NetMemory {
   double extra_forward_fraction() const { return extra_forward_fraction_; }
   size_t bytes_without_recompute() const { return bytes_without_recompute_; }
 
-  // Empty when blob `blob_id`'s data (or diff) is safe to read after a
-  // forward (backward) pass; otherwise why not, naming the buffer that
-  // reuses its memory and the fix.
-  std::string ReadableError(int blob_id, bool diff = false) const;
+  // Blobs (ids) kept out of sharing in every later plan, as exclude_blob
+  // keeps them (data and diff); plans again when the set changes.
+  void SetKept(const std::set<int>& blob_ids);
+  const std::set<int>& kept() const { return kept_; }
+  // The blobs whose data (diff) the caller reads after the coming passes:
+  // each gets memory of its own outside the plan, now and after every
+  // re-plan, until a new request of the same kind replaces the set.
+  void Request(const std::set<int>& blob_ids, bool diff);
+  // Bytes given to requested buffers outside the plan.
+  size_t detached_bytes() const { return detached_bytes_; }
+  // Test seam: false makes a deliberately broken binder that reuses memory
+  // without marking it not readable (the guard tests must then fail).
+  void set_marks_not_readable(bool on) { marks_not_readable_ = on; }
 
   // One entry per buffer lifetime: a buffer whose value is computed again
   // by recomputation has two entries (same memory, two placements).
@@ -134,7 +157,16 @@ class NetMemory {
   std::vector<int> ChooseBoundaries();
   size_t PlannedBytes(const std::vector<int>& boundaries);
   void Apply();
+  void ReleaseUnplaced();
+  void MakeNotes();
+  void FindOverlaps();
   void Poison(int request_index);
+  // Marks request r's memory not readable for `cause` when it still points
+  // at r's place (a buffer with two lifetimes may have moved on).
+  void MarkIfBound(int r, const std::shared_ptr<const std::string>& cause);
+  void Detach(SyncedMemory* memory);
+  void DetachRequested();
+  void ReleaseHeld(int r);
 
   const Net<Dtype>* net_;
   MemoryOptimizationParameter param_;
@@ -162,14 +194,29 @@ class NetMemory {
   std::vector<std::vector<int> > repoint_at_step_;  // STATIC, recomputed
   bool dynamic_ = false;
   // DYNAMIC: free blocks by size, the block each live request holds, and
-  // which request last took over a dead request's block.
-  std::multimap<size_t, char*> free_blocks_;
-  std::map<int, std::pair<char*, size_t> > held_;
+  // the request that held each block last.  Memories keep their blocks
+  // alive (SyncedMemory's keeper), so a re-plan frees the old pool's
+  // blocks as soon as nothing points into them.
+  std::multimap<size_t, std::shared_ptr<char> > free_blocks_;
+  std::map<int, std::shared_ptr<char> > held_;
   std::map<char*, int> block_owner_;
-  std::map<int, int> reused_by_;
   size_t pool_bytes_ = 0;
-  std::vector<std::shared_ptr<char> > retired_;
-  std::vector<std::pair<SyncedMemory*, int> > applied_;  // memory, request
+  // The guard: where each request's bytes are (the arena place, or its
+  // DYNAMIC block), the requests whose bytes overlap each request's
+  // (STATIC), the message parts, and whether marking is on.
+  std::vector<char*> address_;
+  std::vector<std::shared_ptr<char> > keeper_;
+  std::vector<std::vector<int> > overlaps_;
+  std::vector<std::shared_ptr<const SyncedMemory::NotReadableNote> > note_;
+  std::vector<std::shared_ptr<const std::string> > reuse_cause_;
+  std::shared_ptr<const std::string> not_computed_cause_, poisoned_cause_;
+  bool marks_not_readable_ = true;
+  // Asked-for blobs: pinned ids, requested ids (data, diff), and which
+  // requests are detached from the plan.
+  std::set<int> kept_;
+  std::set<int> requested_[2];
+  std::vector<bool> detached_;
+  size_t detached_bytes_ = 0;
 };
 
 }  // namespace caffe

@@ -25,7 +25,8 @@
 //    each blob name, every item of that blob as a Datum of float_data
 //    (channels/height/width of the blob, legacy 4-D view) under keys
 //    "%010d" into a NEW database of the paired name.  Returns the number
-//    of items written per blob.
+//    of items written per blob.  With mem_param the named blobs are kept
+//    (Net::KeepBlobs), so the features equal the unoptimized net's.
 #ifndef CAFFE_UTIL_DATASET_TOOLS_HPP_
 #define CAFFE_UTIL_DATASET_TOOLS_HPP_
 

@@ -45,7 +45,7 @@ NetMemory<Dtype>::NetMemory(const Net<Dtype>* net,
 template <typename Dtype>
 void NetMemory<Dtype>::StudyLayers() {
   num_layers_ = static_cast<int>(net_->layers().size());
-  forward_only_ = net_->phase() == TEST;
+  forward_only_ = net_->phase() == TEST && !net_->force_backward();
   // Genuine writes: a top that is not a view of a bottom's memory (Split,
   // Flatten, Reshape tops are views), or an in-place top (the same blob).
   auto writes = [&](int layer, size_t k) {
@@ -278,6 +278,7 @@ void NetMemory<Dtype>::Analyze() {
   for (size_t id = 0; id < blobs.size(); ++id)
     if (excluded.count(net_->blob_names()[id]))
       pin(static_cast<int>(id), "exclude_blob");
+  for (int id : kept_) pin(id, "kept by the caller");
 
   for (size_t g = 0; g < groups.size(); ++g) {
     Buffer buf = groups[g];
@@ -442,12 +443,9 @@ void NetMemory<Dtype>::PlanAndApply() {
 
 template <typename Dtype>
 void NetMemory<Dtype>::Apply() {
-  // Blobs may still point into blocks of a DYNAMIC pool until their next
-  // BeforeStep: keep those blocks alive.
-  if (dynamic_)
-    retired_.insert(retired_.end(), slots_.begin(), slots_.end());
+  // Memories keep the bytes they point into alive (keepers), so the old
+  // arena or pool goes once nothing points into it any more.
   slots_.clear();
-  applied_.clear();
   dying_at_step_.assign(num_steps(), std::vector<int>());
   born_at_step_.assign(num_steps(), std::vector<int>());
   repoint_at_step_.assign(num_steps(), std::vector<int>());
@@ -455,43 +453,146 @@ void NetMemory<Dtype>::Apply() {
   free_blocks_.clear();
   held_.clear();
   block_owner_.clear();
-  reused_by_.clear();
   pool_bytes_ = 0;
-  if (dynamic_) {
-    for (size_t i = 0; i < requests_.size(); ++i) {
-      if (!requests_[i].shareable || requests_[i].bytes == 0) continue;
-      born_at_step_[requests_[i].first_step].push_back(static_cast<int>(i));
-      dying_at_step_[requests_[i].last_step].push_back(static_cast<int>(i));
-    }
-    return;
-  }
-  // Only slots that hold shared buffers are allocated by the plan; pinned
-  // buffers keep their own (lazily allocated) SyncedMemory.
-  std::vector<bool> slot_used(plan_.slot_bytes.size(), false);
-  for (size_t i = 0; i < requests_.size(); ++i)
-    if (requests_[i].shareable) slot_used[plan_.placements[i].slot] = true;
-  slots_.resize(plan_.slot_bytes.size());
-  for (size_t s = 0; s < plan_.slot_bytes.size(); ++s) {
-    if (!slot_used[s] || plan_.slot_bytes[s] == 0) continue;
-    void* p = nullptr;
-    CaffeMallocHost(&p, plan_.slot_bytes[s]);
-    slots_[s] = std::shared_ptr<char>(static_cast<char*>(p), CaffeFreeHost);
-  }
-  std::set<SyncedMemory*> two_lives;
-  for (const Buffer& b : buffers_)
-    if (b.lifetime == 1) two_lives.insert(b.memory);
+  address_.assign(requests_.size(), nullptr);
+  keeper_.assign(requests_.size(), nullptr);
+  detached_.assign(requests_.size(), false);
+  detached_bytes_ = 0;
+  MakeNotes();
   for (size_t i = 0; i < requests_.size(); ++i) {
     if (!requests_[i].shareable || requests_[i].bytes == 0) continue;
-    const mem::Placement& pl = plan_.placements[i];
-    // A buffer with a recomputed lifetime moves between its two places.
-    if (two_lives.count(buffers_[i].memory))
-      repoint_at_step_[requests_[i].first_step].push_back(static_cast<int>(i));
-    if (buffers_[i].lifetime == 0)
-      buffers_[i].memory->set_cpu_data(slots_[pl.slot].get() + pl.offset);
-    applied_.push_back({buffers_[i].memory, static_cast<int>(i)});
+    born_at_step_[requests_[i].first_step].push_back(static_cast<int>(i));
     if (requests_[i].last_step < num_steps())
       dying_at_step_[requests_[i].last_step].push_back(static_cast<int>(i));
   }
+  if (!dynamic_) {
+    // Only slots that hold shared buffers are allocated by the plan; pinned
+    // buffers keep their own (lazily allocated) SyncedMemory.
+    std::vector<bool> slot_used(plan_.slot_bytes.size(), false);
+    for (size_t i = 0; i < requests_.size(); ++i)
+      if (requests_[i].shareable) slot_used[plan_.placements[i].slot] = true;
+    slots_.resize(plan_.slot_bytes.size());
+    for (size_t s = 0; s < plan_.slot_bytes.size(); ++s) {
+      if (!slot_used[s] || plan_.slot_bytes[s] == 0) continue;
+      void* p = nullptr;
+      CaffeMallocHost(&p, plan_.slot_bytes[s]);
+      slots_[s] = std::shared_ptr<char>(static_cast<char*>(p), CaffeFreeHost);
+    }
+    std::set<SyncedMemory*> two_lives;
+    for (const Buffer& b : buffers_)
+      if (b.lifetime == 1) two_lives.insert(b.memory);
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      if (!requests_[i].shareable || requests_[i].bytes == 0) continue;
+      const mem::Placement& pl = plan_.placements[i];
+      address_[i] = slots_[pl.slot].get() + pl.offset;
+      keeper_[i] = slots_[pl.slot];
+      // A buffer with a recomputed lifetime moves between its two places.
+      if (two_lives.count(buffers_[i].memory))
+        repoint_at_step_[requests_[i].first_step].push_back(
+            static_cast<int>(i));
+      if (buffers_[i].lifetime == 0)
+        buffers_[i].memory->set_cpu_data(address_[i], keeper_[i]);
+    }
+    FindOverlaps();
+  }
+  ReleaseUnplaced();
+  // Nothing has computed a shared buffer in its new place yet (DYNAMIC: it
+  // may still point into the old pool, at bytes of another size).
+  for (size_t i = 0; i < requests_.size(); ++i)
+    if (requests_[i].shareable && requests_[i].bytes > 0 &&
+        buffers_[i].lifetime == 0 && marks_not_readable_)
+      buffers_[i].memory->MarkNotReadable(note_[i], not_computed_cause_);
+  DetachRequested();
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::ReleaseUnplaced() {
+  // A buffer an earlier plan (or a request) placed that this plan does not
+  // share -- newly pinned by KeepBlobs, say -- must not keep pointing into
+  // the old arena, where other such buffers may overlap it.  Bytes with a
+  // keeper are ones a NetMemory placed.
+  std::set<SyncedMemory*> shared;
+  for (size_t i = 0; i < requests_.size(); ++i)
+    if (requests_[i].shareable && requests_[i].bytes > 0)
+      shared.insert(buffers_[i].memory);
+  auto release = [&](SyncedMemory* m) {
+    if (m && m->cpu_keeper() && !shared.count(m)) m->release_cpu_data();
+  };
+  for (const shared_ptr<Blob<Dtype> >& blob : net_->blobs()) {
+    release(blob->data().get());
+    release(blob->diff().get());
+  }
+  for (const Buffer& b : buffers_) release(b.memory);
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::MakeNotes() {
+  const std::string phase_switch =
+      net_->phase() == TRAIN ? "optimize_train" : "optimize_test";
+  note_.assign(requests_.size(), nullptr);
+  reuse_cause_.assign(requests_.size(), nullptr);
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    const Buffer& b = buffers_[i];
+    auto note = std::make_shared<SyncedMemory::NotReadableNote>();
+    std::string name;
+    if (b.layer_id >= 0) {
+      note->subject = "layer '" + net_->layer_names()[b.layer_id] +
+                      "' kept memory " + std::to_string(b.kept_index) +
+                      " is not readable: ";
+      name = net_->layer_names()[b.layer_id];
+    } else {
+      name = net_->blob_names()[b.blob_ids[0]];
+      note->subject = "blob '" + name + "'" + (b.is_diff ? " diff" : "") +
+                      " is not readable: ";
+    }
+    note->fix = "Add exclude_blob: \"" + name + "\" to mem_param, keep it " +
+                "(Net::KeepBlobs, pycaffe net.keep, matcaffe net.keep) or " +
+                "ask for it in the pass (pycaffe forward(blobs=...), " +
+                "backward(diffs=...)), or set " + phase_switch + ": false.";
+    note_[i] = note;
+    reuse_cause_[i] = std::make_shared<const std::string>(
+        "its memory is reused by '" + b.name +
+        "' after its last use (mem_param). ");
+  }
+  not_computed_cause_ = std::make_shared<const std::string>(
+      "nothing has computed it since mem_param placed its memory; run the "
+      "pass that computes it first. ");
+  poisoned_cause_ = std::make_shared<const std::string>(
+      "mem_param check mode filled its memory with NaN after its last use. ");
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::FindOverlaps() {
+  // Requests by slot, sorted by offset: overlapping ones are neighbours
+  // within the largest size seen so far.
+  overlaps_.assign(requests_.size(), std::vector<int>());
+  std::map<int, std::vector<int> > by_slot;
+  for (size_t i = 0; i < requests_.size(); ++i)
+    if (address_[i]) by_slot[plan_.placements[i].slot].push_back(static_cast<int>(i));
+  for (auto& entry : by_slot) {
+    std::vector<int>& ids = entry.second;
+    std::sort(ids.begin(), ids.end(), [this](int a, int b) {
+      return address_[a] < address_[b];
+    });
+    for (size_t x = 0; x < ids.size(); ++x) {
+      const int i = ids[x];
+      const char* end_i = address_[i] + requests_[i].bytes;
+      for (size_t y = x + 1; y < ids.size() && address_[ids[y]] < end_i; ++y) {
+        const int j = ids[y];
+        if (buffers_[i].memory == buffers_[j].memory) continue;
+        overlaps_[i].push_back(j);
+        overlaps_[j].push_back(i);
+      }
+    }
+  }
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::MarkIfBound(
+    int r, const std::shared_ptr<const std::string>& cause) {
+  if (!marks_not_readable_ || detached_[r]) return;
+  SyncedMemory* m = buffers_[r].memory;
+  if (m->cpu_ptr() == address_[r]) m->MarkNotReadable(note_[r], cause);
 }
 
 template <typename Dtype>
@@ -529,6 +630,7 @@ void NetMemory<Dtype>::Poison(int request_index) {
   const size_t count = requests_[request_index].bytes / sizeof(Dtype);
   Dtype* p = static_cast<Dtype*>(buffers_[request_index].memory->mutable_cpu_data());
   std::fill(p, p + count, std::numeric_limits<Dtype>::quiet_NaN());
+  MarkIfBound(request_index, poisoned_cause_);
 }
 
 template <typename Dtype>
@@ -536,36 +638,51 @@ void NetMemory<Dtype>::BeforeStep(int step) {
   if (step < 0 || step >= num_steps()) return;
   if (!dynamic_) {
     for (int r : repoint_at_step_[step]) {
-      const mem::Placement& pl = plan_.placements[r];
-      buffers_[r].memory->set_cpu_data(slots_[pl.slot].get() + pl.offset);
+      if (detached_[r]) continue;
+      buffers_[r].memory->set_cpu_data(address_[r], keeper_[r]);
+      MarkIfBound(r, not_computed_cause_);
+    }
+    // Whatever shares bytes with a buffer starting now is overwritten.
+    for (int r : born_at_step_[step]) {
+      if (detached_[r]) continue;
+      for (int j : overlaps_[r]) MarkIfBound(j, reuse_cause_[r]);
     }
     return;
   }
   for (int r : born_at_step_[step]) {
-    if (held_.count(r)) continue;  // a partial pass may repeat a step
+    if (detached_[r] || held_.count(r)) continue;  // a partial pass may repeat a step
     const size_t bytes = mem::AlignUp(requests_[r].bytes);
     auto it = free_blocks_.lower_bound(bytes);  // best fit
-    char* block;
-    size_t size;
+    std::shared_ptr<char> block;
     if (it != free_blocks_.end()) {
       block = it->second;
-      size = it->first;
       free_blocks_.erase(it);
-      auto owner = block_owner_.find(block);
-      if (owner != block_owner_.end()) reused_by_[owner->second] = r;
+      auto owner = block_owner_.find(block.get());
+      if (owner != block_owner_.end())
+        MarkIfBound(owner->second, reuse_cause_[r]);
     } else {
       void* p = nullptr;
       CaffeMallocHost(&p, bytes);
-      slots_.push_back(std::shared_ptr<char>(static_cast<char*>(p),
-                                             CaffeFreeHost));
-      block = slots_.back().get();
-      size = bytes;
+      block = std::shared_ptr<char>(static_cast<char*>(p), CaffeFreeHost);
+      slots_.push_back(block);
       pool_bytes_ += bytes;
     }
-    block_owner_[block] = r;
-    held_[r] = {block, size};
-    buffers_[r].memory->set_cpu_data(block);
+    block_owner_[block.get()] = r;
+    held_[r] = block;
+    address_[r] = block.get();
+    keeper_[r] = block;
+    buffers_[r].memory->set_cpu_data(block.get(), block);
+    MarkIfBound(r, not_computed_cause_);
   }
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::ReleaseHeld(int r) {
+  auto it = held_.find(r);
+  if (it == held_.end()) return;
+  // The block's size is its request's, aligned (see BeforeStep).
+  free_blocks_.emplace(mem::AlignUp(requests_[r].bytes), it->second);
+  held_.erase(it);
 }
 
 template <typename Dtype>
@@ -573,14 +690,55 @@ void NetMemory<Dtype>::AfterStep(int step) {
   if (step < 0 || step >= num_steps()) return;
   if (param_.check())
     for (int r : dying_at_step_[step])
-      if (buffers_[r].layer_id < 0) Poison(r);
+      if (buffers_[r].layer_id < 0 && !detached_[r]) Poison(r);
   if (!dynamic_) return;
-  for (int r : dying_at_step_[step]) {
-    auto it = held_.find(r);
-    if (it == held_.end()) continue;
-    free_blocks_.emplace(it->second.second, it->second.first);
-    held_.erase(it);
+  for (int r : dying_at_step_[step]) ReleaseHeld(r);
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::SetKept(const std::set<int>& blob_ids) {
+  if (blob_ids == kept_) return;
+  kept_ = blob_ids;
+  PlanAndApply();
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::Request(const std::set<int>& blob_ids, bool diff) {
+  requested_[diff ? 1 : 0] = blob_ids;
+  DetachRequested();
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::DetachRequested() {
+  for (int diff = 0; diff < 2; ++diff)
+    for (int id : requested_[diff])
+      Detach(diff ? net_->blobs()[id]->diff().get()
+                  : net_->blobs()[id]->data().get());
+}
+
+template <typename Dtype>
+void NetMemory<Dtype>::Detach(SyncedMemory* memory) {
+  // Every lifetime of this memory leaves the plan: nothing marks, moves,
+  // poisons or pools it any more.  Its live value, if readable, is kept.
+  int first = -1;
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    if (buffers_[i].memory != memory || !requests_[i].shareable ||
+        requests_[i].bytes == 0 || detached_[i])
+      continue;
+    if (first < 0) first = static_cast<int>(i);
+    detached_[i] = true;
+    if (dynamic_) ReleaseHeld(static_cast<int>(i));  // still kept by memory
   }
+  if (first < 0) return;  // pinned, or detached already
+  const bool readable = memory->readable() && memory->cpu_ptr() != nullptr;
+  void* p = nullptr;
+  CaffeMallocHost(&p, memory->size());
+  std::shared_ptr<char> own(static_cast<char*>(p), CaffeFreeHost);
+  if (readable) std::memcpy(p, memory->cpu_ptr(), memory->size());
+  memory->set_cpu_data(p, own);
+  if (!readable && marks_not_readable_)
+    memory->MarkNotReadable(note_[first], not_computed_cause_);
+  detached_bytes_ += mem::AlignUp(memory->size());
 }
 
 template <typename Dtype>
@@ -605,43 +763,6 @@ void NetMemory<Dtype>::LogPlan() const {
             << plan_.shared_bytes << ", pinned " << plan_.pinned_bytes
             << "); unshared " << plan_.unshared_bytes << "; lower bound "
             << plan_.lower_bound;
-}
-
-template <typename Dtype>
-std::string NetMemory<Dtype>::ReadableError(int blob_id, bool diff) const {
-  const std::string& blob = net_->blob_names()[blob_id];
-  auto refusal = [&](const std::string& reuser) {
-    return "blob '" + blob + "'" + (diff ? " diff" : "") +
-           " is not readable: its memory is reused by '" + reuser +
-           "' after its last use (mem_param). Add exclude_blob: \"" + blob +
-           "\" to mem_param to keep it, or set optimize_" +
-           (net_->phase() == TRAIN ? "train" : "test") + ": false.";
-  };
-  for (size_t i = 0; i < buffers_.size(); ++i) {
-    const Buffer& b = buffers_[i];
-    if (b.is_diff != diff || !requests_[i].shareable) continue;
-    if (std::find(b.blob_ids.begin(), b.blob_ids.end(), blob_id) ==
-        b.blob_ids.end())
-      continue;
-    if (dynamic_) {
-      auto it = reused_by_.find(static_cast<int>(i));
-      if (it != reused_by_.end()) return refusal(buffers_[it->second].name);
-      continue;
-    }
-    // Which later buffer reuses (part of) this memory?
-    const mem::Placement& pi = plan_.placements[i];
-    const size_t bi = requests_[i].bytes;
-    for (size_t j = 0; j < buffers_.size(); ++j) {
-      if (j == i || !requests_[j].shareable) continue;
-      const mem::Placement& pj = plan_.placements[j];
-      if (pj.slot != pi.slot) continue;
-      if (requests_[j].first_step <= requests_[i].last_step) continue;
-      const size_t bj = requests_[j].bytes;
-      if (pi.offset < pj.offset + bj && pj.offset < pi.offset + bi)
-        return refusal(buffers_[j].name);
-    }
-  }
-  return "";
 }
 
 INSTANTIATE_CLASS(NetMemory);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/mem_layer_nets.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/test/model_zoo_util.hpp"
 
@@ -252,79 +253,11 @@ TEST(MemOptimizeTest, MeasuredPeakDropsWithOptimization) {
 namespace caffe {
 namespace {
 
-// Small nets that use the layers models/ does not, so that every layer's
-// memory declarations go through the optimizer in check mode.
-const char* kLayerNets[][2] = {
-    {"recurrent", R"(
-layer { name: "d" type: "DummyData" top: "x" top: "cont" top: "t"
-  dummy_data_param { shape { dim: 3 dim: 2 dim: 4 } shape { dim: 3 dim: 2 }
-    shape { dim: 3 dim: 2 dim: 3 }
-    data_filler { type: "gaussian" std: 1 } data_filler { type: "constant" value: 1 }
-    data_filler { type: "gaussian" std: 1 } } }
-layer { name: "lstm" type: "LSTM" bottom: "x" bottom: "cont" top: "h"
-  recurrent_param { num_output: 5 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "rnn" type: "RNN" bottom: "x" bottom: "cont" top: "g"
-  recurrent_param { num_output: 5 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "cat" type: "Concat" bottom: "h" bottom: "g" top: "hg" concat_param { axis: 2 } }
-layer { name: "ip" type: "InnerProduct" bottom: "hg" top: "p"
-  inner_product_param { num_output: 3 axis: 2 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "loss" type: "EuclideanLoss" bottom: "p" bottom: "t" top: "loss" }
-)"},
-    {"embed_and_friends", R"(
-layer { name: "d" type: "DummyData" top: "idx" top: "label" top: "sel"
-  dummy_data_param { shape { dim: 4 } shape { dim: 4 } shape { dim: 4 }
-    data_filler { type: "constant" value: 3 } data_filler { type: "constant" value: 1 }
-    data_filler { type: "constant" value: 2 } } }
-layer { name: "embed" type: "Embed" bottom: "idx" top: "e"
-  embed_param { num_output: 6 input_dim: 5 weight_filler { type: "gaussian" std: 0.5 } } }
-layer { name: "reindex" type: "BatchReindex" bottom: "e" bottom: "sel" top: "r" }
-layer { name: "tile" type: "Tile" bottom: "r" top: "t" tile_param { axis: 1 tiles: 2 } }
-layer { name: "param" type: "Parameter" top: "w" parameter_param { shape { dim: 4 dim: 12 } } }
-layer { name: "sum" type: "Eltwise" bottom: "t" bottom: "w" top: "s" }
-layer { name: "mvn" type: "MVN" bottom: "s" top: "m" }
-layer { name: "ip" type: "InnerProduct" bottom: "m" top: "p"
-  inner_product_param { num_output: 3 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "hinge" type: "HingeLoss" bottom: "p" bottom: "label" top: "loss" }
-)"},
-    {"pyramid_and_losses", R"(
-layer { name: "d" type: "DummyData" top: "x" top: "label" top: "sim"
-  dummy_data_param { shape { dim: 2 dim: 3 dim: 8 dim: 8 } shape { dim: 2 }
-    shape { dim: 2 }
-    data_filler { type: "gaussian" std: 1 } data_filler { type: "constant" value: 1 }
-    data_filler { type: "constant" value: 1 } } }
-layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
-  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "spp" type: "SPP" bottom: "c" top: "s" spp_param { pyramid_height: 2 } }
-layer { name: "red" type: "Reduction" bottom: "c" top: "r"
-  reduction_param { operation: SUMSQ axis: 1 } }
-layer { name: "flat" type: "Flatten" bottom: "s" top: "f" }
-layer { name: "ipa" type: "InnerProduct" bottom: "f" top: "a"
-  inner_product_param { num_output: 4 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "ipb" type: "InnerProduct" bottom: "f" top: "b"
-  inner_product_param { num_output: 4 weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "contrastive" type: "ContrastiveLoss" bottom: "a" bottom: "b" bottom: "sim" top: "closs" }
-layer { name: "prob" type: "Softmax" bottom: "a" top: "pa" }
-layer { name: "mlog" type: "MultinomialLogisticLoss" bottom: "pa" bottom: "label" top: "mloss" }
-layer { name: "rloss" type: "EuclideanLoss" bottom: "r" bottom: "r2" top: "rl" }
-layer { name: "d2" type: "DummyData" top: "r2"
-  dummy_data_param { shape { dim: 2 } data_filler { type: "constant" value: 0 } } }
-)"},
-};
-
 class MemOptimizeLayersTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(MemOptimizeLayersTest, TrainingIsBitIdentical) {
-  const char* name = kLayerNets[GetParam()][0];
-  NetParameter net;
-  ReadProtoFromTextString(kLayerNets[GetParam()][1], name, &net);
-  // The Euclidean target above is produced after its consumer: move the
-  // producer first so the net is valid as Caffe requires.
-  for (int i = net.layer_size() - 1; i > 0; --i) {
-    if (net.layer(i).name() != "d2") continue;
-    for (int j = i; j > 0; --j) net.mutable_layer()->SwapElements(j, j - 1);
-  }
-  net.set_name(name);
-  net.mutable_state()->set_phase(TRAIN);
+  NetParameter net = MemLayerNet(GetParam());
+  const std::string name = net.name();
   const Trajectory base = Train(net, nullptr, 3);
   for (float l : base.losses) ASSERT_TRUE(std::isfinite(l)) << name;
   for (int level = 0; level <= 2; ++level) {
@@ -333,13 +266,14 @@ TEST_P(MemOptimizeLayersTest, TrainingIsBitIdentical) {
     mp.set_check(true);
     const Trajectory opt = Train(net, &mp, 3);
     ExpectBitIdentical(base, opt,
-                       std::string(name) + " level " + std::to_string(level));
+                       name + " level " + std::to_string(level));
     EXPECT_GT(opt.planned_bytes, 0u) << name;
     EXPECT_LT(opt.planned_bytes, opt.unshared_bytes) << name;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Nets, MemOptimizeLayersTest, ::testing::Range(0, 3));
+INSTANTIATE_TEST_SUITE_P(Nets, MemOptimizeLayersTest,
+                         ::testing::Range(0, kNumMemLayerNets));
 
 }  // namespace
 }  // namespace caffe

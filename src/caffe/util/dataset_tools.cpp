@@ -239,6 +239,9 @@ int ExtractFeatures(const string& pretrained_model, const string& net_proto,
         << "Unknown feature blob name " << name << " in the network "
         << net_proto;
   }
+  // Under mem_param the blobs asked for are kept out of sharing, so they
+  // hold their values after the pass (no effect without mem_param).
+  net.KeepBlobs(blob_names);
 
   const size_t num_features = blob_names.size();
   vector<std::unique_ptr<db::DB> > dbs;
