@@ -114,6 +114,19 @@ classdef Net < handle
         res{n} = self.blobs(self.inputs{n}).get_diff();
       end
     end
+    function keep(self, blob_names)
+      % net.keep({'fc7', ...}): under mem_param, these blobs' data and
+      % diffs stay readable after every later pass, as exclude_blob keeps
+      % them; the memory is planned again (values computed so far are lost).
+      if ischar(blob_names)
+        blob_names = {blob_names};
+      end
+      CHECK(iscellstr(blob_names), 'blob_names must be a cell array of strings');
+      caffe_('net_keep', self.hNet_self, blob_names);
+    end
+    function names = kept_blobs(self)
+      names = caffe_('net_kept_blobs', self.hNet_self);
+    end
     function copy_from(self, weights_file)
       CHECK(ischar(weights_file), 'weights_file must be a string');
       caffe_('net_copy_from', self.hNet_self, weights_file);

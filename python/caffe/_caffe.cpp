@@ -298,6 +298,10 @@ py::object MemoryPlanInfo(const NetF& net) {
   d["unoptimized_bytes"] = plan.unshared_bytes;
   d["lower_bound"] = plan.lower_bound;
   d["pool_bytes"] = m->pool_bytes();
+  // Blobs asked for: kept (pinned in the plan) and requested (memory of
+  // their own outside the plan, these bytes).
+  d["kept_blobs"] = net.kept_blobs();
+  d["detached_bytes"] = m->detached_bytes();
   // Recomputation (mem_param.recompute): the blobs kept at segment ends,
   // the extra forward work and the plan without it.
   d["checkpoints"] = m->checkpoints();

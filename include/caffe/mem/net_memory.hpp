@@ -161,9 +161,11 @@ class NetMemory {
   void MakeNotes();
   void FindOverlaps();
   void Poison(int request_index);
-  // Marks request r's memory not readable for `cause` when it still points
-  // at r's place (a buffer with two lifetimes may have moved on).
-  void MarkIfBound(int r, const std::shared_ptr<const std::string>& cause);
+  // Marks request r's memory not readable for `cause` when it points at
+  // `place` (a buffer with two lifetimes, or a DYNAMIC one that took
+  // another block, may have moved on).
+  void MarkIfAt(int r, const char* place,
+                const std::shared_ptr<const std::string>& cause);
   void Detach(SyncedMemory* memory);
   void DetachRequested();
   void ReleaseHeld(int r);

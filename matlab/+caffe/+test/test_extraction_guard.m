@@ -11,6 +11,8 @@ tests = {
   'inputs_outputs_read_correctly',    @test_inputs_outputs
   'excluded_blob_reads_correctly',    @test_excluded
   'reused_diff_is_refused',           @test_diff_refused
+  'every_read_equals_or_refuses',     @test_every_read
+  'keep_makes_blobs_readable',        @test_keep
 };
 end
 
@@ -105,4 +107,40 @@ for i = 1:numel(names)
 end
 assert(~isempty(refused), 'no gradient was refused');
 assert(isequal(net.blobs('out').get_diff(), ones(3, 2, 'single')));
+end
+
+% Every blob's data after forward: the plain net's bytes, or refused.
+function test_every_read()
+for level = 0:2
+  for release = {'STATIC', 'DYNAMIC'}
+    mem = sprintf('mem_param { optimize_test: true level: %d release: %s }', ...
+                  level, release{1});
+    [opt, plain, x, cleanup] = nets(mem); %#ok<ASGLU>
+    opt.forward({x});
+    plain.forward({x});
+    refused = 0;
+    for n = 1:numel(plain.blob_names)
+      name = plain.blob_names{n};
+      try
+        got = opt.blobs(name).get_data();
+      catch err
+        assert(strcmp(err.identifier, 'caffe:blobNotReadable'), err.message);
+        refused = refused + 1;
+        continue;
+      end
+      assert(isequal(got, plain.blobs(name).get_data()), name);
+    end
+    assert(refused > 0, 'the plan reused nothing');
+  end
+end
+end
+
+function test_keep()
+[opt, plain, x, cleanup] = nets('mem_param { optimize_test: true }'); %#ok<ASGLU>
+opt.keep({'h1'});
+assert(isequal(opt.kept_blobs(), {'h1'}));
+opt.forward({x});
+plain.forward({x});
+assert(isequal(opt.blobs('h1').get_data(), plain.blobs('h1').get_data()));
+caffe.test.expect_error(@() opt.keep({'nope'}), '', 'nope');
 end

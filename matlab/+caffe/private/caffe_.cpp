@@ -426,6 +426,21 @@ void net_backward(MEX_ARGS) {
   Get<Net<float> >(prhs[0], Kind::kNet)->Backward();
 }
 
+// net.keep(names): mem_param keeps these blobs readable (Net::KeepBlobs).
+void net_keep(MEX_ARGS) {
+  Check(nrhs == 2 && mxIsCell(prhs[1]),
+        "Usage: caffe_('net_keep', hNet, {blob names})");
+  vector<string> names;
+  for (size_t i = 0; i < mxGetNumberOfElements(prhs[1]); ++i)
+    names.push_back(String(mxGetCell(prhs[1], i), "blob name"));
+  Get<Net<float> >(prhs[0], Kind::kNet)->KeepBlobs(names);
+}
+
+void net_kept_blobs(MEX_ARGS) {
+  Check(nrhs == 1, "Usage: caffe_('net_kept_blobs', hNet)");
+  plhs[0] = StringColumn(Get<Net<float> >(prhs[0], Kind::kNet)->kept_blobs());
+}
+
 void net_copy_from(MEX_ARGS) {
   Check(nrhs == 2, "Usage: caffe_('net_copy_from', hNet, weights_file)");
   Net<float>* net = Get<Net<float> >(prhs[0], Kind::kNet);
@@ -614,6 +629,8 @@ const Command kCommands[] = {
     {"net_forward", net_forward},
     {"net_backward", net_backward},
     {"net_copy_from", net_copy_from},
+    {"net_keep", net_keep},
+    {"net_kept_blobs", net_kept_blobs},
     {"net_reshape", net_reshape},
     {"net_save", net_save},
     {"layer_get_attr", layer_get_attr},

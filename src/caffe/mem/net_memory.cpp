@@ -588,11 +588,11 @@ void NetMemory<Dtype>::FindOverlaps() {
 }
 
 template <typename Dtype>
-void NetMemory<Dtype>::MarkIfBound(
-    int r, const std::shared_ptr<const std::string>& cause) {
+void NetMemory<Dtype>::MarkIfAt(
+    int r, const char* place, const std::shared_ptr<const std::string>& cause) {
   if (!marks_not_readable_ || detached_[r]) return;
   SyncedMemory* m = buffers_[r].memory;
-  if (m->cpu_ptr() == address_[r]) m->MarkNotReadable(note_[r], cause);
+  if (m->cpu_ptr() == place) m->MarkNotReadable(note_[r], cause);
 }
 
 template <typename Dtype>
@@ -630,7 +630,7 @@ void NetMemory<Dtype>::Poison(int request_index) {
   const size_t count = requests_[request_index].bytes / sizeof(Dtype);
   Dtype* p = static_cast<Dtype*>(buffers_[request_index].memory->mutable_cpu_data());
   std::fill(p, p + count, std::numeric_limits<Dtype>::quiet_NaN());
-  MarkIfBound(request_index, poisoned_cause_);
+  MarkIfAt(request_index, address_[request_index], poisoned_cause_);
 }
 
 template <typename Dtype>
@@ -640,12 +640,12 @@ void NetMemory<Dtype>::BeforeStep(int step) {
     for (int r : repoint_at_step_[step]) {
       if (detached_[r]) continue;
       buffers_[r].memory->set_cpu_data(address_[r], keeper_[r]);
-      MarkIfBound(r, not_computed_cause_);
+      MarkIfAt(r, address_[r], not_computed_cause_);
     }
     // Whatever shares bytes with a buffer starting now is overwritten.
     for (int r : born_at_step_[step]) {
       if (detached_[r]) continue;
-      for (int j : overlaps_[r]) MarkIfBound(j, reuse_cause_[r]);
+      for (int j : overlaps_[r]) MarkIfAt(j, address_[j], reuse_cause_[r]);
     }
     return;
   }
@@ -657,9 +657,11 @@ void NetMemory<Dtype>::BeforeStep(int step) {
     if (it != free_blocks_.end()) {
       block = it->second;
       free_blocks_.erase(it);
+      // The block's last holder is marked if it still points at it (it may
+      // have been given another block since).
       auto owner = block_owner_.find(block.get());
       if (owner != block_owner_.end())
-        MarkIfBound(owner->second, reuse_cause_[r]);
+        MarkIfAt(owner->second, block.get(), reuse_cause_[r]);
     } else {
       void* p = nullptr;
       CaffeMallocHost(&p, bytes);
@@ -672,7 +674,7 @@ void NetMemory<Dtype>::BeforeStep(int step) {
     address_[r] = block.get();
     keeper_[r] = block;
     buffers_[r].memory->set_cpu_data(block.get(), block);
-    MarkIfBound(r, not_computed_cause_);
+    MarkIfAt(r, address_[r], not_computed_cause_);
   }
 }
 
