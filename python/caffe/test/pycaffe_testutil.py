@@ -95,3 +95,13 @@ def logged_value(output, name):
                         output)
     assert values, 'no "%s = ..." in the tool output:\n%s' % (name, output)
     return float(values[-1])
+
+
+def readable(blob, what='data'):
+    """Whether reading blob.data (or .diff) is allowed under mem_param."""
+    import caffe
+    try:
+        getattr(blob, what)
+        return True
+    except caffe.BlobNotReadableError:
+        return False

@@ -12,7 +12,7 @@ from google.protobuf import text_format
 import caffe
 from caffe.proto import caffe_pb2
 
-from pycaffe_testutil import REPO
+from pycaffe_testutil import REPO, readable
 
 LEVELS = [(level, release, recompute)
           for level in (0, 1, 2)
@@ -214,11 +214,3 @@ def test_a_view_survives_a_replan():
     before = view.copy()
     net.keep(['pool1'])  # a new plan and a new arena
     np.testing.assert_array_equal(view, before)
-
-
-def readable(blob, what='data'):
-    try:
-        getattr(blob, what)
-        return True
-    except caffe.BlobNotReadableError:
-        return False

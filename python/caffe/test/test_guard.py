@@ -9,7 +9,7 @@ from google.protobuf import text_format
 import caffe
 from caffe.proto import caffe_pb2
 
-from pycaffe_testutil import write
+from pycaffe_testutil import readable, write
 
 LAYERS = """
 name: "chain"
@@ -48,14 +48,6 @@ def run(net):
     rng = np.random.RandomState(5)
     net.forward(data=rng.randn(4, 8), target=rng.randn(4, 8))
     net.backward()
-
-
-def readable(blob, what='data'):
-    try:
-        getattr(blob, what)
-        return True
-    except caffe.BlobNotReadableError:
-        return False
 
 
 def test_reused_blob_refuses_and_names_the_fix(tmp_path):
