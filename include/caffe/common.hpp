@@ -7,6 +7,13 @@
 //    for such errors, so Python and Octave hosts survive them.
 //  * CAFFE_CHECK*(...) << "context" evaluate the condition once and throw
 //    caffe::Error with the streamed context when it fails.
+//  * A broken invariant inside LeanCaffe (a bug, never the user's input) is
+//    a different thing, kept apart as LevelDB keeps Status apart from
+//    assert: CAFFE_INTERNAL_CHECK(cond) << "context" throws
+//    caffe::InternalError, whose message starts with "LeanCaffe internal
+//    error at <source file>:<line>" and asks for a report.  It is not a
+//    caffe::Error, so no caller mistakes it for bad input; hosts still
+//    catch it (std::exception) and survive.
 //  * Caffe holds the process-wide settings (CPU/GPU mode, random seed).
 #ifndef CAFFE_COMMON_HPP_
 #define CAFFE_COMMON_HPP_
@@ -49,6 +56,12 @@ class BlobNotReadable : public Error {
   explicit BlobNotReadable(const string& what) : Error(what) {}
 };
 
+// A bug in LeanCaffe: an invariant the code itself should have kept.
+class InternalError : public std::logic_error {
+ public:
+  explicit InternalError(const string& what) : std::logic_error(what) {}
+};
+
 // Collects a message through operator<< and throws it as caffe::Error when the
 // full expression ends.  Throwing from a destructor is deliberate here: the
 // object only lives inside a failed check, never during stack unwinding.
@@ -61,6 +74,22 @@ class ErrorThrower {
   ~ErrorThrower() noexcept(false) { throw Error(stream_.str()); }
   template <typename T>
   ErrorThrower& operator<<(const T& v) { stream_ << v; return *this; }
+ private:
+  std::ostringstream stream_;
+};
+
+// The same for CAFFE_INTERNAL_CHECK: InternalError naming the source line.
+class InternalErrorThrower {
+ public:
+  InternalErrorThrower(const char* file, int line, const char* cond) {
+    stream_ << "LeanCaffe internal error at " << file << ":" << line
+            << " (a bug; please report it with this message): " << cond;
+  }
+  ~InternalErrorThrower() noexcept(false) {
+    throw InternalError(stream_.str());
+  }
+  template <typename T>
+  InternalErrorThrower& operator<<(const T& v) { stream_ << v; return *this; }
  private:
   std::ostringstream stream_;
 };
@@ -93,6 +122,11 @@ string CompareMessage(const char* expr, const A& a, const B& b) {
 #define CAFFE_CHECK_GT(a, b) CAFFE_CHECK_OP_(a, b, >)
 #define CAFFE_CHECK_GE(a, b) CAFFE_CHECK_OP_(a, b, >=)
 #define CAFFE_THROW() ::caffe::ErrorThrower(__FILE__, __LINE__, "")
+
+#define CAFFE_INTERNAL_CHECK(cond)                                        \
+  while (!(cond))                                                         \
+  ::caffe::InternalErrorThrower(__FILE__, __LINE__, "check failed: " #cond \
+                                ": ")
 
 #define DISABLE_COPY_AND_ASSIGN(classname) \
   classname(const classname&) = delete;    \

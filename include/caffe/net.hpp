@@ -161,6 +161,9 @@ class Net {
   }
 
   // Removes layers the NetState excludes.
+  // The blob names the same prototxt gives in the other phase (TRAIN for
+  // a TEST net and vice versa); mem_param checks name against both.
+  static vector<string> OtherPhaseBlobNames(const NetParameter& param);
   static void FilterNet(const NetParameter& param,
                         NetParameter* param_filtered);
   static bool StateMeetsRule(const NetState& state, const NetStateRule& rule,

@@ -472,6 +472,16 @@ PYBIND11_MODULE(_caffe, m) {
                                           PyExc_RuntimeError);
   static py::exception<BlobNotReadable> not_readable(
       m, "BlobNotReadableError", caffe_error.ptr());
+  // A bug in LeanCaffe (CAFFE_INTERNAL_CHECK), not the caller's mistake.
+  static py::exception<InternalError> internal_error(m, "InternalError",
+                                                     PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InternalError& e) {
+      internal_error(e.what());
+    }
+  });
   // The most specific translator must run first; pybind11 tries the most
   // recently registered first.
   py::register_exception_translator([](std::exception_ptr p) {

@@ -9,6 +9,7 @@
 #include "caffe/layer_factory.hpp"
 #include "caffe/layers/batch_norm_layer.hpp"
 #include "caffe/layers/scale_layer.hpp"
+#include "caffe/mem/mem_param_check.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
@@ -19,7 +20,14 @@ namespace caffe {
 
 namespace {
 // Re-throws an error from inside a layer with the layer named in front.
+// Adds context to an error on its way out, keeping its kind: a bug stays an
+// InternalError and a refused read stays BlobNotReadable.
 [[noreturn]] void Rethrow(const string& context, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) throw std::bad_alloc();
+  if (dynamic_cast<const InternalError*>(&e))
+    throw InternalError(context + e.what());
+  if (dynamic_cast<const BlobNotReadable*>(&e))
+    throw BlobNotReadable(context + e.what());
   throw Error(context + e.what());
 }
 
@@ -47,9 +55,23 @@ Net<Dtype>::Net(const string& param_file, Phase phase, const int level,
   param.mutable_state()->set_level(level);
   try {
     Init(param);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     Rethrow(param_file + ": ", e);
   }
+}
+
+template <typename Dtype>
+vector<string> Net<Dtype>::OtherPhaseBlobNames(const NetParameter& param) {
+  NetParameter other_phase = param;
+  other_phase.mutable_state()->set_phase(param.state().phase() == TRAIN
+                                             ? TEST
+                                             : TRAIN);
+  NetParameter filtered;
+  FilterNet(other_phase, &filtered);
+  vector<string> names(filtered.input().begin(), filtered.input().end());
+  for (const LayerParameter& layer : filtered.layer())
+    names.insert(names.end(), layer.top().begin(), layer.top().end());
+  return names;
 }
 
 template <typename Dtype>
@@ -224,6 +246,15 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
       << "Network '" << name_ << "' initialized; activations: "
       << memory_used_ * sizeof(Dtype) << " bytes";
   const MemoryOptimizationParameter& mp = param.mem_param();
+  if (param.has_mem_param()) {
+    mem::NetNames names;
+    names.net = name_;
+    names.phase = phase_ == TRAIN ? "TRAIN" : "TEST";
+    names.blobs = blob_names_;
+    names.other_phase_blobs = OtherPhaseBlobNames(in_param);
+    for (const string& warning : mem::CheckMemParam(mp, names))
+      LOG_IF(WARNING, Caffe::root_solver()) << warning;
+  }
   if (param.has_mem_param() &&
       (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test())) {
     ShareBatchNormCopies();

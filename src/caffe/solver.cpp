@@ -10,6 +10,22 @@
 
 namespace caffe {
 
+namespace {
+// Builds a net, naming the prototxt it came from in any error it raises
+// (the net itself only knows its NetParameter).
+template <typename Dtype>
+Net<Dtype>* BuildNet(const NetParameter& param, const string& source) {
+  if (source.empty()) return new Net<Dtype>(param);
+  try {
+    return new Net<Dtype>(param);
+  } catch (const BlobNotReadable&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(source + ": " + e.what());
+  }
+}
+}  // namespace
+
 template <typename Dtype>
 SolverAction::Enum Solver<Dtype>::GetRequestedAction() {
   if (action_request_function_) return action_request_function_();
@@ -61,20 +77,25 @@ void Solver<Dtype>::InitTrainNet() {
          "specifying a train_net: "
       << field_names;
   NetParameter net_param;
+  string source;  // the prototxt file, when the net comes from one
   if (param_.has_train_net_param()) {
     net_param.CopyFrom(param_.train_net_param());
   } else if (param_.has_train_net()) {
     ReadNetParamsFromTextFileOrDie(param_.train_net(), &net_param);
+    source = param_.train_net();
   }
   if (param_.has_net_param()) net_param.CopyFrom(param_.net_param());
-  if (param_.has_net()) ReadNetParamsFromTextFileOrDie(param_.net(), &net_param);
+  if (param_.has_net()) {
+    ReadNetParamsFromTextFileOrDie(param_.net(), &net_param);
+    source = param_.net();
+  }
   // Precedence: the net's own state, then the solver's train_state.
   NetState net_state;
   net_state.set_phase(TRAIN);
   net_state.MergeFrom(net_param.state());
   net_state.MergeFrom(param_.train_state());
   net_param.mutable_state()->CopyFrom(net_state);
-  net_.reset(new Net<Dtype>(net_param));
+  net_.reset(BuildNet<Dtype>(net_param, source));
 }
 
 template <typename Dtype>
@@ -105,20 +126,25 @@ void Solver<Dtype>::InitTestNets() {
         << "test_interval must be positive when test nets are given";
   }
   vector<NetParameter> net_params(num_test_net_instances);
+  vector<string> sources(num_test_net_instances);
   int test_net_id = 0;
   for (int i = 0; i < num_test_net_params; ++i, ++test_net_id)
     net_params[test_net_id].CopyFrom(param_.test_net_param(i));
-  for (int i = 0; i < num_test_net_files; ++i, ++test_net_id)
+  for (int i = 0; i < num_test_net_files; ++i, ++test_net_id) {
     ReadNetParamsFromTextFileOrDie(param_.test_net(i),
                                    &net_params[test_net_id]);
+    sources[test_net_id] = param_.test_net(i);
+  }
   const int remaining = num_test_net_instances - test_net_id;
   if (has_net_param) {
     for (int i = 0; i < remaining; ++i, ++test_net_id)
       net_params[test_net_id].CopyFrom(param_.net_param());
   }
   if (has_net_file) {
-    for (int i = 0; i < remaining; ++i, ++test_net_id)
+    for (int i = 0; i < remaining; ++i, ++test_net_id) {
       ReadNetParamsFromTextFileOrDie(param_.net(), &net_params[test_net_id]);
+      sources[test_net_id] = param_.net();
+    }
   }
   test_nets_.resize(num_test_net_instances);
   for (int i = 0; i < num_test_net_instances; ++i) {
@@ -127,7 +153,7 @@ void Solver<Dtype>::InitTestNets() {
     net_state.MergeFrom(net_params[i].state());
     if (param_.test_state_size()) net_state.MergeFrom(param_.test_state(i));
     net_params[i].mutable_state()->CopyFrom(net_state);
-    test_nets_[i].reset(new Net<Dtype>(net_params[i]));
+    test_nets_[i].reset(BuildNet<Dtype>(net_params[i], sources[i]));
   }
 }
 

@@ -8,7 +8,12 @@
 //    count, so code whose elements are independent gives bit-identical
 //    results run to run.  Ranges hold at least `grain` elements (work below
 //    that runs inline on the caller); fn must not throw.  Without OpenMP it
-//    runs fn(0, n) inline.
+//    runs fn(0, n) inline.  A body must not allocate either: scratch it
+//    needs comes from the caller, sized for ParallelParts(n, grain) parts
+//    and indexed by the part ParallelForParts passes (an allocation failure
+//    inside an OpenMP region would terminate the process).
+//  * InParallelBody() is true on any thread while it runs a ParallelFor
+//    body; the tests use it to prove that no body allocates.
 //  * ParallelThreads(): the team size ParallelFor (and oneDNN) uses on the
 //    calling thread; SetParallelThreads(n) changes it (omp_set_num_threads)
 //    and is a no-op without OpenMP.
@@ -28,6 +33,13 @@
 namespace caffe {
 
 void ParallelFor(long n, long grain, const std::function<void(long, long)>& fn);
+// The number of ranges ParallelFor(n, grain, ...) splits [0, n) into.
+int ParallelParts(long n, long grain);
+// ParallelFor whose body also gets its range's index, in
+// [0, ParallelParts(n, grain)).
+void ParallelForParts(long n, long grain,
+                      const std::function<void(int, long, long)>& fn);
+bool InParallelBody();
 int ParallelThreads();
 void SetParallelThreads(int n);
 

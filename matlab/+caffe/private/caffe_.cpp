@@ -682,6 +682,10 @@ void mexFunction(MEX_ARGS) {
     failed = true;
     g_error_id = "caffe:error";
     g_error_msg = e.what();
+  } catch (const caffe::InternalError& e) {
+    failed = true;
+    g_error_id = "caffe:internalError";
+    g_error_msg = e.what();
   } catch (const std::bad_alloc&) {
     failed = true;
     g_error_id = "caffe:outOfMemory";

@@ -143,14 +143,17 @@ void LRNLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     });
     return;
   }
-  ParallelFor(num_, 1, [&](long n0, long n1) {
-    vector<Dtype> squares(dim);
+  // Scratch per part, taken before the loop: bodies must not allocate.
+  Dtype* squares_all = static_cast<Dtype*>(
+      SharedWorkspace(ParallelParts(num_, 1) * dim * sizeof(Dtype)));
+  ParallelForParts(num_, 1, [&](int part, long n0, long n1) {
+    Dtype* squares = squares_all + part * dim;
     for (long n = n0; n < n1; ++n) {
       const Dtype* x = bottom_data + n * dim;
       Dtype* scale = scale_data + n * dim;
       Dtype* y = top_data + n * dim;
       for (long i = 0; i < dim; ++i) squares[i] = x[i] * x[i];
-      WindowSum(squares.data(), scale);
+      WindowSum(squares, scale);
       for (long i = 0; i < dim; ++i) {
         scale[i] = shift + coeff * scale[i];
         y[i] = x[i] * neg_pow(scale[i]);
@@ -183,9 +186,14 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     const long chunk = std::min(plane, kChunk);
     const long chunks = (plane + chunk - 1) / chunk;
     const int C = channels_, pre = pre_pad_;
-    ParallelFor(num_ * chunks, 1, [&](long t0, long t1) {
-      // Per position: p = s^-beta and ratio = dy x s^(-beta-1).
-      vector<Dtype> p(C * chunk), ratio(C * chunk);
+    // Per position: p = s^-beta and ratio = dy x s^(-beta-1); scratch per
+    // part, taken before the loop: bodies must not allocate.
+    const long per_part = 2 * C * chunk;
+    Dtype* scratch = static_cast<Dtype*>(SharedWorkspace(
+        ParallelParts(num_ * chunks, 1) * per_part * sizeof(Dtype)));
+    ParallelForParts(num_ * chunks, 1, [&](int part, long t0, long t1) {
+      Dtype* p = scratch + part * per_part;
+      Dtype* ratio = p + C * chunk;
       for (long t = t0; t < t1; ++t) {
         const long n = t / chunks, s0 = (t % chunks) * chunk;
         const long len = std::min(chunk, plane - s0);
@@ -196,8 +204,8 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
         Dtype* dx = bottom_diff + off;
         for (int c = 0; c < C; ++c) {
           const long o = c * plane;
-          Dtype* p_c = p.data() + c * chunk;
-          Dtype* r_c = ratio.data() + c * chunk;
+          Dtype* p_c = p + c * chunk;
+          Dtype* r_c = ratio + c * chunk;
           for (long i = 0; i < len; ++i) {
             p_c[i] = neg_pow(sc[o + i]);
             r_c[i] = dy[o + i] * x[o + i] * p_c[i] / sc[o + i];
@@ -205,7 +213,7 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
         }
         for (int c = 0; c < C; ++c) {
           const long o = c * plane;
-          const Dtype* p_c = p.data() + c * chunk;
+          const Dtype* p_c = p + c * chunk;
           const int c_end = std::min(C, c + pre + 1);
           const int c_begin = std::max(0, c - pre);
           for (long i = 0; i < len; ++i) {
@@ -220,8 +228,11 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     });
     return;
   }
-  ParallelFor(num_, 1, [&](long n0, long n1) {
-    vector<Dtype> ratio(dim), ratio_sum(dim);
+  Dtype* scratch = static_cast<Dtype*>(
+      SharedWorkspace(ParallelParts(num_, 1) * 2 * dim * sizeof(Dtype)));
+  ParallelForParts(num_, 1, [&](int part, long n0, long n1) {
+    Dtype* ratio = scratch + part * 2 * dim;
+    Dtype* ratio_sum = ratio + dim;
     for (long n = n0; n < n1; ++n) {
       const long off = n * dim;
       const Dtype* x = bottom_data + off;
@@ -231,7 +242,7 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
       for (long i = 0; i < dim; ++i) {
         ratio[i] = dy[i] * x[i] * std::pow(scale[i], -beta_ - 1);
       }
-      WindowSum(ratio.data(), ratio_sum.data());
+      WindowSum(ratio, ratio_sum);
       for (long i = 0; i < dim; ++i) {
         dx[i] = dy[i] * neg_pow(scale[i]) - factor * x[i] * ratio_sum[i];
       }

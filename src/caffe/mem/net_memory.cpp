@@ -358,9 +358,8 @@ std::vector<int> NetMemory<Dtype>::ChooseBoundaries() {
   std::vector<int> boundaries;
   if (rp.checkpoint_size() > 0) {
     for (const std::string& name : rp.checkpoint()) {
-      CAFFE_CHECK(net_->has_blob(name))
-          << "mem_param.recompute.checkpoint: net '" << net_->name()
-          << "' has no blob '" << name << "'";
+      // Names of the other phase only were warned about (mem_param_check).
+      if (!net_->has_blob(name)) continue;
       const SyncedMemory* m = net_->blob_by_name(name)->data().get();
       // The segment ends after the last layer that writes or views it.
       int end = -1;

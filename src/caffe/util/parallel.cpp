@@ -27,15 +27,34 @@ void SetParallelThreads(int n) {
 #endif
 }
 
-void ParallelFor(long n, long grain,
-                 const std::function<void(long, long)>& fn) {
-  if (n <= 0) return;
+namespace {
+thread_local bool in_parallel_body = false;
+
+// Runs one range with the flag set (and restored: bodies may nest).
+template <typename Fn>
+void RunBody(const Fn& fn, int part, long begin, long end) {
+  const bool outer = in_parallel_body;
+  in_parallel_body = true;
+  fn(part, begin, end);
+  in_parallel_body = outer;
+}
+}  // namespace
+
+bool InParallelBody() { return in_parallel_body; }
+
+int ParallelParts(long n, long grain) {
+  if (n <= 0) return 0;
   grain = std::max(1L, grain);
   const long max_parts = std::max(1L, n / grain);
-  const int threads =
-      static_cast<int>(std::min<long>(ParallelThreads(), max_parts));
-  if (threads <= 1) {
-    fn(0, n);
+  return static_cast<int>(std::min<long>(ParallelThreads(), max_parts));
+}
+
+void ParallelForParts(long n, long grain,
+                      const std::function<void(int, long, long)>& fn) {
+  const int threads = ParallelParts(n, grain);
+  if (threads <= 0) return;
+  if (threads == 1) {
+    RunBody(fn, 0, 0, n);
     return;
   }
 #ifdef _OPENMP
@@ -47,11 +66,17 @@ void ParallelFor(long n, long grain,
     const long base = n / parts, extra = n % parts;
     const long begin = t * base + std::min(t, extra);
     const long end = begin + base + (t < extra ? 1 : 0);
-    if (begin < end) fn(begin, end);
+    if (begin < end) RunBody(fn, static_cast<int>(t), begin, end);
   }
 #else
-  fn(0, n);
+  RunBody(fn, 0, 0, n);
 #endif
+}
+
+void ParallelFor(long n, long grain,
+                 const std::function<void(long, long)>& fn) {
+  ParallelForParts(n, grain,
+                   [&fn](int, long begin, long end) { fn(begin, end); });
 }
 
 namespace {
