@@ -8,10 +8,16 @@
 //    weighted loss; Backward(top, propagate_down, bottom) runs Backward_cpu/gpu
 //    and accumulates nothing unless the layer says so (param diffs accumulate;
 //    bottom diffs are overwritten).
-//  * Each layer declares what its backward pass reads (BackwardReads) and
-//    whether top may alias bottom (AllowsInPlace).  The memory planner trusts
-//    these declarations to decide when a blob's data may be overwritten; the
-//    declaration tests check them by poisoning undeclared inputs.
+//  * Each layer declares its memory contract in one place, Memory(): what
+//    its backward reads, whether it may run in place, whether its tops view
+//    its bottoms, whether it may run twice (recomputation), and whether it
+//    may borrow the previous layer's kept output.  The memory engine's graph
+//    builder reads only this; Net::Init refuses an in-place top on a layer
+//    whose contract does not allow it, the graph builder refuses an
+//    undeclared view, and the declaration tests check backward_reads by
+//    poisoning undeclared inputs.  What a layer keeps between forward and
+//    backward right now (KeptMemory, InternalBytes) depends on its shapes,
+//    so it is asked, not declared.
 #ifndef CAFFE_LAYER_HPP_
 #define CAFFE_LAYER_HPP_
 
@@ -26,11 +32,32 @@
 
 namespace caffe {
 
-// Bits for Layer::BackwardReads().
+// Bits for MemoryContract::backward_reads.
 enum BackwardReadsBits {
   kReadsNothing = 0,
   kReadsBottomData = 1,
   kReadsTopData = 2,
+};
+
+// A layer's memory contract: facts about its memory use that hold for
+// every shape, declared once per layer type (Layer::Memory).
+struct MemoryContract {
+  // BackwardReadsBits: the data Backward reads besides top diffs, the
+  // layer's parameters and its kept memory.
+  int backward_reads = kReadsBottomData | kReadsTopData;
+  // top[i] may be the same blob as bottom[i].
+  bool in_place = false;
+  // The tops view the bottoms' memory (Split, Flatten, Reshape): the
+  // planner treats them as one buffer.
+  bool top_views_bottom = false;
+  // Forward may run a second time before Backward (recomputation).  False
+  // for layers whose forward changes state a second run would change again
+  // (recurrent hidden state, user code); their outputs are kept instead.
+  // Layers without bottoms (data) never run twice whatever this says.
+  bool may_run_twice = true;
+  // May read the previous layer's kept output instead of keeping a copy of
+  // its own input (Scale after an in-place BatchNorm); see KeptOutput.
+  bool borrows_previous_output = false;
 };
 
 template <typename Dtype>
@@ -84,17 +111,8 @@ class Layer {
     return true;
   }
 
-  // --- Memory declarations (see the file comment). ---
-  // A bit set of BackwardReadsBits: the data Backward reads besides top
-  // diffs and the layer's own parameters and internal buffers.
-  virtual int BackwardReads() const {
-    return kReadsBottomData | kReadsTopData;
-  }
-  // True when top[i] may be the same blob as bottom[i].
-  virtual bool AllowsInPlace() const { return false; }
-  // True when the layer's tops are views of its bottoms' memory (Flatten,
-  // Reshape): the planner then treats them as one buffer.
-  virtual bool TopAliasesBottom() const { return false; }
+  // --- Memory contract (see the file comment). ---
+  virtual MemoryContract Memory() const { return MemoryContract(); }
   // Bytes of layer-internal memory (masks, saved statistics) the layer keeps
   // between forward and backward; reported by the memory planner.
   virtual size_t InternalBytes() const { return 0; }
@@ -106,12 +124,17 @@ class Layer {
   // buffer whose lifetime does not overlap.  Memory a layer keeps across
   // iterations (recurrent state) must not be listed.
   virtual void KeptMemory(vector<SyncedMemory*>* kept) const {}
-  // Whether recomputation (mem_param.recompute) may run Forward a second
-  // time before Backward.  False for layers whose forward changes state
-  // that a second run would change again (recurrent hidden state, user
-  // code); their outputs are kept instead.  Layers without bottoms (data)
-  // are never run twice whatever this says.
-  virtual bool Recomputable() const { return true; }
+  // The borrowing trait (MemoryContract::borrows_previous_output): a
+  // lender returns the output it keeps for its backward (BatchNorm's
+  // normalized output), null when it keeps none; the net hands it to the
+  // next layer when that one declares it may borrow, both run in place on
+  // one blob, and mem_param is on.  A borrower reads it instead of keeping
+  // a copy of its own input.
+  virtual const Blob<Dtype>* KeptOutput() const { return nullptr; }
+  virtual void BorrowPreviousOutput(const Blob<Dtype>* output) {
+    CAFFE_INTERNAL_CHECK(false) << "layer '" << layer_param_.name()
+                                << "' does not declare borrowing";
+  }
   // Set by the net around a recomputing forward: a layer that updates
   // state in Forward (BatchNorm's running statistics) skips the update so
   // it happens once per iteration.

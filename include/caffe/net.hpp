@@ -25,6 +25,8 @@
 #include "caffe/common.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/mem/net_memory.hpp"
+#include "caffe/net_graph_builder.hpp"
+#include "caffe/step_hook.hpp"
 #include "caffe/proto/caffe.pb.h"
 
 namespace caffe {
@@ -135,8 +137,18 @@ class Net {
 
   // The memory plan mem_param asked for, or null when the net is not
   // optimized (no mem_param, or optimize_train/optimize_test off).
-  const NetMemory<Dtype>* memory() const { return memory_.get(); }
-  NetMemory<Dtype>* mutable_memory() { return memory_.get(); }
+  const NetMemory* memory() const { return memory_.get(); }
+  NetMemory* mutable_memory() { return memory_.get(); }
+  // Hooks called around every step the net runs (step_hook.hpp): before a
+  // step in the order added, after it in reverse order, so the memory plan
+  // (added first, at Init) binds before and poisons after every other hook.
+  // Not owned; remove a hook before it is destroyed.
+  void AddStepHook(StepHook* hook) { hooks_.push_back(hook); }
+  void RemoveStepHook(StepHook* hook);
+  // The step indices hooks see: the memory plan's schedule, or forward of
+  // layer i at step i and its backward at step 2L-1-i without one.
+  int ForwardStepOf(int layer_id) const;
+  int BackwardStepOf(int layer_id) const;
   // Empty when blob_name's data (diff, with diff true) may be read now;
   // otherwise the error reading it throws (BlobNotReadable), naming the
   // buffer that reuses its memory and the fix.
@@ -156,6 +168,12 @@ class Net {
   vector<string> kept_blobs() const;
   void RequestBlobs(const vector<string>& blob_names, bool diff);
   bool force_backward() const { return force_backward_; }
+  // Whether layer `layer_id` reads the previous layer's kept output
+  // instead of keeping its own copy (layer.hpp KeptOutput).
+  bool borrows_kept_output(int layer_id) const {
+    return static_cast<size_t>(layer_id) < borrows_kept_output_.size() &&
+           borrows_kept_output_[layer_id];
+  }
   bool blob_readable(const string& blob_name) const {
     return BlobReadableError(blob_name).empty();
   }
@@ -181,10 +199,16 @@ class Net {
   // Runs segment `segment`'s forward again for recomputation, replaying
   // the random draws its first forward made.
   void Recompute(int segment);
+  // Calls every hook before / after step `step`.
+  void BeforeStep(int step);
+  void AfterStep(int step);
   bool ReplayStartsAt(int layer_id) const;
   // With mem_param: a Scale in place right after an in-place BatchNorm
   // reads BatchNorm's kept normalized output instead of its own copy.
-  void ShareBatchNormCopies();
+  // Refuses an in-place top the layer's memory contract does not allow.
+  void CheckInPlace(int layer_id, const string& context) const;
+  // The borrowing trait under mem_param (layer.hpp KeptOutput).
+  void LendKeptOutputs();
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);
@@ -227,7 +251,10 @@ class Net {
   bool debug_info_;
   // Activation elements counted at Init (what Caffe 1.0 logs).
   size_t memory_used_;
-  std::unique_ptr<NetMemory<Dtype> > memory_;
+  std::unique_ptr<NetGraphSource<Dtype> > graph_source_;
+  std::unique_ptr<NetMemory> memory_;
+  vector<StepHook*> hooks_;
+  vector<bool> borrows_kept_output_;
   // The random generator's state in the last forward pass where each run
   // of recomputed layers began, by layer.
   std::map<int, Caffe::RNG> replay_rng_;

@@ -2,6 +2,7 @@
 //
 // Contract: allocation is lazy (the first cpu_data()/mutable_cpu_data()
 // allocates and zero-fills), so a blob that is never touched costs nothing.
+// The CPU head's own bytes come from HostMemory() (memory_resource.hpp).
 // set_cpu_data() points the buffer at memory owned by someone else (the memory
 // planner's arena, a Python array); the buffer then never frees it.  In a
 // build without CUDA the GPU head refuses with caffe::Error.
@@ -24,6 +25,8 @@
 #include "caffe/common.hpp"
 
 namespace caffe {
+
+class MemoryResource;
 
 // 64-byte aligned host memory, counted in HostBytesInUse/HostBytesPeak.
 void CaffeMallocHost(void** ptr, size_t size);
@@ -97,6 +100,7 @@ class SyncedMemory {
   SyncedHead head_;
   bool own_cpu_data_;
   bool own_gpu_data_;
+  MemoryResource* host_;  // where the CPU head's own bytes come from
   std::shared_ptr<void> cpu_keeper_;
   std::shared_ptr<const NotReadableNote> not_readable_note_;
   std::shared_ptr<const std::string> not_readable_cause_;

@@ -282,7 +282,7 @@ py::list NetLayers(const NetF& net) {
 }
 
 py::object MemoryPlanInfo(const NetF& net) {
-  const NetMemory<float>* m = net.memory();
+  const NetMemory* m = net.memory();
   if (m == nullptr) return py::none();
   const mem::Plan& plan = m->plan();
   py::dict d;

@@ -52,12 +52,17 @@ class PythonLayer : public Layer<float> {
                const vector<Blob<float>*>& top) override;
   const char* type() const override { return "Python"; }
 
-  int BackwardReads() const override {
-    return kReadsBottomData | kReadsTopData;
+  // The memory contract (layer.hpp MemoryContract): nothing is known of
+  // user code, so its backward may read everything; in place is allowed as
+  // Caffe allows it (the prototxt's author knows the code); it may keep
+  // state between calls, so it never runs twice per iteration.
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData | kReadsTopData;
+    c.in_place = true;
+    c.may_run_twice = false;
+    return c;
   }
-  bool AllowsInPlace() const override { return false; }
-  // User code may keep state between calls: never run twice per iteration.
-  bool Recomputable() const override { return false; }
 
   // The Python object implementing the layer (borrowed reference).
   _object* self() const { return self_; }

@@ -7,8 +7,6 @@
 #include <cmath>
 
 #include "caffe/layer_factory.hpp"
-#include "caffe/layers/batch_norm_layer.hpp"
-#include "caffe/layers/scale_layer.hpp"
 #include "caffe/mem/mem_param_check.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
@@ -145,6 +143,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
     } catch (const std::exception& e) {
       Rethrow(context, e);
     }
+    CheckInPlace(layer_id, context);
     for (size_t top_id = 0; top_id < top_vecs_[layer_id].size(); ++top_id) {
       const int blob = top_id_vecs_[layer_id][top_id];
       if (blob_loss_weights_.size() <= static_cast<size_t>(blob))
@@ -257,9 +256,11 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   }
   if (param.has_mem_param() &&
       (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test())) {
-    ShareBatchNormCopies();
-    memory_.reset(new NetMemory<Dtype>(this, mp));
+    LendKeptOutputs();
+    graph_source_.reset(new NetGraphSource<Dtype>(this));
+    memory_.reset(new NetMemory(graph_source_.get(), mp));
     memory_->PlanAndApply();
+    hooks_.insert(hooks_.begin(), memory_.get());
     const mem::Plan& plan = memory_->plan();
     LOG_IF(INFO, Caffe::root_solver())
         << "Memory plan for '" << name_ << "' ("
@@ -512,6 +513,35 @@ void Net<Dtype>::AppendParam(const NetParameter& param, const int layer_id,
 }
 
 template <typename Dtype>
+void Net<Dtype>::RemoveStepHook(StepHook* hook) {
+  CAFFE_CHECK(hook != memory_.get())
+      << "net '" << name_ << "': the memory plan's hook cannot be removed";
+  hooks_.erase(std::remove(hooks_.begin(), hooks_.end(), hook), hooks_.end());
+}
+
+template <typename Dtype>
+int Net<Dtype>::ForwardStepOf(int layer_id) const {
+  return memory_ ? memory_->ForwardStep(layer_id) : layer_id;
+}
+
+template <typename Dtype>
+int Net<Dtype>::BackwardStepOf(int layer_id) const {
+  return memory_ ? memory_->BackwardStep(layer_id)
+                 : 2 * static_cast<int>(layers_.size()) - 1 - layer_id;
+}
+
+template <typename Dtype>
+void Net<Dtype>::BeforeStep(int step) {
+  for (StepHook* hook : hooks_) hook->BeforeStep(step);
+}
+
+template <typename Dtype>
+void Net<Dtype>::AfterStep(int step) {
+  for (auto it = hooks_.rbegin(); it != hooks_.rend(); ++it)
+    (*it)->AfterStep(step);
+}
+
+template <typename Dtype>
 Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   CAFFE_CHECK_GE(start, 0);
   CAFFE_CHECK_LT(end, static_cast<int>(layers_.size()));
@@ -521,9 +551,9 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
-    if (memory_ && memory_->recomputes() && ReplayStartsAt(i))
-      replay_rng_[i] = Caffe::rng();
-    if (memory_) memory_->BeforeStep(memory_->ForwardStep(i));
+    if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
+    const int step = ForwardStepOf(i);
+    BeforeStep(step);
     const auto start_time = std::chrono::steady_clock::now();
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
@@ -532,7 +562,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     }
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
-    if (memory_) memory_->AfterStep(memory_->ForwardStep(i));
+    AfterStep(step);
   }
   return loss;
 }
@@ -573,7 +603,8 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       }
     }
     if (!layer_need_backward_[i]) continue;
-    if (memory_) memory_->BeforeStep(memory_->BackwardStep(i));
+    const int step = BackwardStepOf(i);
+    BeforeStep(step);
     const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
@@ -583,25 +614,49 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     }
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
-    if (memory_) memory_->AfterStep(memory_->BackwardStep(i));
+    AfterStep(step);
+    for (StepHook* hook : hooks_) hook->AfterBackward(i);
   }
 }
 
 template <typename Dtype>
-void Net<Dtype>::ShareBatchNormCopies() {
+void Net<Dtype>::CheckInPlace(int layer_id, const string& context) const {
+  // Its memory contract (layer.hpp) says whether a layer may write its
+  // output over its input; layers that may not would compute garbage.
+  const MemoryContract contract = layers_[layer_id]->Memory();
+  for (size_t k = 0; k < top_vecs_[layer_id].size(); ++k) {
+    const Blob<Dtype>* top = top_vecs_[layer_id][k];
+    for (const Blob<Dtype>* bottom : bottom_vecs_[layer_id])
+      CAFFE_CHECK(bottom != top || contract.in_place)
+          << context << "cannot run in place: top '"
+          << blob_names_[top_id_vecs_[layer_id][k]]
+          << "' is also its bottom, and this layer type (with these "
+          << "parameters) overwrites what it still needs; give the top a "
+          << "name of its own";
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::LendKeptOutputs() {
+  // A layer that may borrow (MemoryContract::borrows_previous_output)
+  // reads the output the layer before it keeps for backward, when both
+  // run in place on one blob: one activation-sized copy less.
+  borrows_kept_output_.assign(layers_.size(), false);
   for (size_t i = 0; i + 1 < layers_.size(); ++i) {
-    auto* bn = dynamic_cast<BatchNormLayer<Dtype>*>(layers_[i].get());
-    auto* scale = dynamic_cast<ScaleLayer<Dtype>*>(layers_[i + 1].get());
-    if (!bn || !scale || bottom_vecs_[i].size() != 1 ||
-        bottom_vecs_[i + 1].size() != 1)
+    Layer<Dtype>& lender = *layers_[i];
+    Layer<Dtype>& borrower = *layers_[i + 1];
+    if (!borrower.Memory().borrows_previous_output ||
+        !lender.KeptOutput() || bottom_vecs_[i].size() != 1 ||
+        bottom_vecs_[i + 1].size() != 1 || top_vecs_[i].size() != 1 ||
+        top_vecs_[i + 1].size() != 1)
       continue;
     Blob<Dtype>* x = bottom_vecs_[i][0];
-    // Both in place on the same blob, and BatchNorm keeping its output.
     if (top_vecs_[i][0] != x || bottom_vecs_[i + 1][0] != x ||
-        top_vecs_[i + 1][0] != x || bn->normalized_output()->count() == 0)
+        top_vecs_[i + 1][0] != x)
       continue;
-    scale->BorrowInputCopy(bn->normalized_output());
-    scale->Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
+    borrower.BorrowPreviousOutput(lender.KeptOutput());
+    borrower.Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
+    borrows_kept_output_[i + 1] = true;
   }
 }
 
@@ -618,6 +673,7 @@ bool Net<Dtype>::ReplayStartsAt(int layer_id) const {
   // Layers run again draw the same random numbers as the first time (and
   // so the same Dropout masks) when the generator is reset wherever a run
   // of them starts: layers in between (data layers) are not run again.
+  if (!memory_ || !memory_->recomputes()) return false;
   const mem::Segment& seg = memory_->segments()[memory_->SegmentOf(layer_id)];
   return seg.recompute && memory_->recomputable(layer_id) &&
          (layer_id == seg.begin || !memory_->recomputable(layer_id - 1));
@@ -636,7 +692,8 @@ void Net<Dtype>::Recompute(int segment) {
           << "full Forward first";
       Caffe::rng() = it->second;
     }
-    memory_->BeforeStep(memory_->RecomputeStep(i));
+    const int step = memory_->RecomputeStep(i);
+    BeforeStep(step);
     layers_[i]->set_recomputing(true);
     const auto start_time = std::chrono::steady_clock::now();
     try {
@@ -648,7 +705,7 @@ void Net<Dtype>::Recompute(int segment) {
     }
     layers_[i]->set_recomputing(false);
     if (layer_timing_) recompute_ms_[i] += MsSince(start_time);
-    memory_->AfterStep(memory_->RecomputeStep(i));
+    AfterStep(step);
   }
   Caffe::rng() = after_forward;
 }

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstring>
 
+#include "caffe/memory_resource.hpp"
+
 namespace caffe {
 
 namespace {
@@ -44,21 +46,22 @@ void CaffeFreeHost(void* ptr) {
 
 SyncedMemory::SyncedMemory()
     : cpu_ptr_(nullptr), gpu_ptr_(nullptr), size_(0), head_(UNINITIALIZED),
-      own_cpu_data_(false), own_gpu_data_(false) {}
+      own_cpu_data_(false), own_gpu_data_(false), host_(HostMemory()) {}
 
 SyncedMemory::SyncedMemory(size_t size)
     : cpu_ptr_(nullptr), gpu_ptr_(nullptr), size_(size),
-      head_(UNINITIALIZED), own_cpu_data_(false), own_gpu_data_(false) {}
+      head_(UNINITIALIZED), own_cpu_data_(false), own_gpu_data_(false),
+      host_(HostMemory()) {}
 
 SyncedMemory::~SyncedMemory() {
-  if (cpu_ptr_ && own_cpu_data_) CaffeFreeHost(cpu_ptr_);
+  if (cpu_ptr_ && own_cpu_data_) host_->Free(cpu_ptr_, size_);
 }
 
 void SyncedMemory::to_cpu() {
   switch (head_) {
     case UNINITIALIZED:
-      CaffeMallocHost(&cpu_ptr_, size_);
-      if (size_) std::memset(cpu_ptr_, 0, size_);
+      cpu_ptr_ = host_->Allocate(size_);
+      host_->Fill(cpu_ptr_, 0, size_);
       head_ = HEAD_AT_CPU;
       own_cpu_data_ = true;
       break;
@@ -85,7 +88,7 @@ void SyncedMemory::set_cpu_data(void* data) {
 
 void SyncedMemory::set_cpu_data(void* data, std::shared_ptr<void> keeper) {
   CAFFE_CHECK(data) << "set_cpu_data needs a non-null pointer";
-  if (own_cpu_data_) CaffeFreeHost(cpu_ptr_);
+  if (own_cpu_data_) host_->Free(cpu_ptr_, size_);
   cpu_ptr_ = data;
   cpu_keeper_ = std::move(keeper);
   head_ = HEAD_AT_CPU;

@@ -33,8 +33,12 @@ class AccuracyLayer : public Layer<Dtype> {
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

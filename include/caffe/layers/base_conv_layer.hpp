@@ -61,9 +61,13 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   int MinTopBlobs() const override { return 1; }
   bool EqualNumBottomTopBlobs() const override { return true; }
 
-  // The weight gradient needs the input; the output is never read.
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    // The weight gradient needs the input; the output is never read.
+    c.backward_reads = kReadsBottomData;
+    return c;
+  }
   size_t InternalBytes() const override { return 0; }
 
   // Bytes of shared workspace this layer needs: for im2col the column

@@ -51,7 +51,12 @@ class BaseDataLayer : public Layer<Dtype> {
                const vector<Blob<Dtype>*>& top) override {}
 
   int ExactNumBottomBlobs() const override { return 0; }
-  int BackwardReads() const override { return kReadsNothing; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
  protected:
   void Backward_cpu(const vector<Blob<Dtype>*>& top,

@@ -38,14 +38,23 @@ class BatchNormLayer : public Layer<Dtype> {
   const char* type() const override { return "BatchNorm"; }
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    c.in_place = true;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(x_norm_.count() + mean_.count() +
                                std_.count()) * sizeof(Dtype);
   }
   // The normalized output kept for backward (empty with global stats).
   const Blob<Dtype>* normalized_output() const { return &x_norm_; }
+  // Lent to a following in-place Scale (MemoryContract borrowing trait).
+  const Blob<Dtype>* KeptOutput() const override {
+    return x_norm_.count() > 0 ? &x_norm_ : nullptr;
+  }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(x_norm_, kept);
     this->KeepBlobMemory(mean_, kept);

@@ -34,8 +34,12 @@ class BatchReindexLayer : public Layer<Dtype> {
     return bottom_index != 1;
   }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   size_t InternalBytes() const override {
     return indices_.size() * sizeof(int);
   }

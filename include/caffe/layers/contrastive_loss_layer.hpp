@@ -41,8 +41,12 @@ class ContrastiveLossLayer : public LossLayer<Dtype> {
     return bottom_index != 2;
   }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(diff_.count() + dist_sq_.size()) *
                sizeof(Dtype) +

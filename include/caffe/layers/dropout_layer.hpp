@@ -25,8 +25,13 @@ class DropoutLayer : public NeuronLayer<Dtype> {
   void Reshape(const vector<Blob<Dtype>*>& bottom,
                const vector<Blob<Dtype>*>& top) override;
   const char* type() const override { return "Dropout"; }
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    c.in_place = true;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(rand_vec_.count()) * sizeof(unsigned int);
   }

@@ -31,7 +31,12 @@ class DummyDataLayer : public Layer<Dtype> {
   const char* type() const override { return "DummyData"; }
   int ExactNumBottomBlobs() const override { return 0; }
   int MinTopBlobs() const override { return 1; }
-  int BackwardReads() const override { return kReadsNothing; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -34,12 +34,12 @@ class EltwiseLayer : public Layer<Dtype> {
   int MinBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override {
-    if (op_ != EltwiseParameter_EltwiseOp_PROD) return kReadsNothing;
-    return stable_prod_grad_ ? kReadsBottomData
-                             : (kReadsBottomData | kReadsTopData);
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = DeclaredBackwardReads();
+    return c;
   }
-  bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return op_ == EltwiseParameter_EltwiseOp_MAX
                ? static_cast<size_t>(max_idx_.count()) * sizeof(int)
@@ -61,6 +61,13 @@ class EltwiseLayer : public Layer<Dtype> {
   vector<Dtype> coeffs_;
   // For MAX: which bottom supplied each top element.
   Blob<int> max_idx_;
+
+ private:
+  int DeclaredBackwardReads() const {
+    if (op_ != EltwiseParameter_EltwiseOp_PROD) return kReadsNothing;
+    return stable_prod_grad_ ? kReadsBottomData
+                             : (kReadsBottomData | kReadsTopData);
+  }
 };
 
 }  // namespace caffe

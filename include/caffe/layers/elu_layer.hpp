@@ -21,10 +21,13 @@ class ELULayer : public NeuronLayer<Dtype> {
   explicit ELULayer(const LayerParameter& param)
       : NeuronLayer<Dtype>(param) {}
   const char* type() const override { return "ELU"; }
-  int BackwardReads() const override {
-    return SignFromTop() ? kReadsTopData : (kReadsTopData | kReadsBottomData);
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = SignFromTop() ? kReadsTopData : (kReadsTopData | kReadsBottomData);
+    c.in_place = SignFromTop();
+    return c;
   }
-  bool AllowsInPlace() const override { return SignFromTop(); }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

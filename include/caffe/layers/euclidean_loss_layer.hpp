@@ -30,8 +30,12 @@ class EuclideanLossLayer : public LossLayer<Dtype> {
     return true;
   }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(diff_.count()) * sizeof(Dtype);
   }

@@ -22,8 +22,13 @@ class ExpLayer : public NeuronLayer<Dtype> {
   void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                   const vector<Blob<Dtype>*>& top) override;
   const char* type() const override { return "Exp"; }
-  int BackwardReads() const override { return kReadsTopData; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsTopData;
+    c.in_place = true;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -40,8 +40,12 @@ class FilterLayer : public Layer<Dtype> {
            bottom_index != this->layer_param_.bottom_size() - 1;
   }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   size_t InternalBytes() const override {
     return indices_to_forward_.size() * sizeof(int);
   }

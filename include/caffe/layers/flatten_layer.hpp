@@ -26,9 +26,13 @@ class FlattenLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
-  bool TopAliasesBottom() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    c.top_views_bottom = true;
+    return c;
+  }
 
  protected:
   // The top already views the bottom's memory: nothing to compute.

@@ -37,7 +37,12 @@ class HDF5DataLayer : public Layer<Dtype> {
   const char* type() const override { return "HDF5Data"; }
   int ExactNumBottomBlobs() const override { return 0; }
   int MinTopBlobs() const override { return 1; }
-  int BackwardReads() const override { return kReadsNothing; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -41,7 +41,12 @@ class HDF5OutputLayer : public Layer<Dtype> {
   const char* type() const override { return "HDF5Output"; }
   int ExactNumBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 0; }
-  int BackwardReads() const override { return kReadsNothing; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   bool AllowForceBackward(const int bottom_index) const override {
     return false;
   }

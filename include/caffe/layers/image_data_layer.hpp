@@ -36,8 +36,12 @@ class ImageDataLayer : public BasePrefetchingDataLayer<Dtype> {
   const char* type() const override { return "ImageData"; }
   int ExactNumBottomBlobs() const override { return 0; }
   int ExactNumTopBlobs() const override { return 2; }
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
  protected:
   void load_batch(Batch<Dtype>* batch) override;

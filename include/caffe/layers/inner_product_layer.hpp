@@ -32,8 +32,12 @@ class InnerProductLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -21,8 +21,12 @@ class LogLayer : public NeuronLayer<Dtype> {
   void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                   const vector<Blob<Dtype>*>& top) override;
   const char* type() const override { return "Log"; }
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

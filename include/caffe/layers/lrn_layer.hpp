@@ -39,8 +39,12 @@ class LRNLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(scale_.count()) * sizeof(Dtype);
   }

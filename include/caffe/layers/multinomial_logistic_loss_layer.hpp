@@ -39,8 +39,12 @@ class MultinomialLogisticLossLayer : public LossLayer<Dtype> {
 
   const char* type() const override { return "MultinomialLogisticLoss"; }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
   size_t InternalBytes() const override {
     return labels_.size() * sizeof(int) + probs_.size() * sizeof(Dtype);
   }

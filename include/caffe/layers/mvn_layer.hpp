@@ -39,11 +39,13 @@ class MVNLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override {
-    return this->layer_param_.mvn_param().normalize_variance() ? kReadsTopData
-                                                               : kReadsNothing;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = this->layer_param_.mvn_param().normalize_variance() ? kReadsTopData : kReadsNothing;
+    c.in_place = true;
+    return c;
   }
-  bool AllowsInPlace() const override { return true; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(scale_.size()) * sizeof(Dtype);
   }

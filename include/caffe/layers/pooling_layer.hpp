@@ -64,10 +64,12 @@ class PoolingLayer : public Layer<Dtype> {
                : 1;
   }
 
-  int BackwardReads() const override {
-    return IsStochasticTest() ? kReadsBottomData : kReadsNothing;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = IsStochasticTest() ? kReadsBottomData : kReadsNothing;
+    return c;
   }
-  bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     return static_cast<size_t>(mask_.count()) * sizeof(int);
   }

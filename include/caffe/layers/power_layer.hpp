@@ -25,9 +25,12 @@ class PowerLayer : public NeuronLayer<Dtype> {
   void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                   const vector<Blob<Dtype>*>& top) override;
   const char* type() const override { return "Power"; }
-  int BackwardReads() const override;
-  bool AllowsInPlace() const override {
-    return BackwardReads() == kReadsNothing;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = DeclaredBackwardReads();
+    c.in_place = DeclaredBackwardReads() == kReadsNothing;
+    return c;
   }
 
  protected:
@@ -41,6 +44,9 @@ class PowerLayer : public NeuronLayer<Dtype> {
   Dtype scale_ = 1;
   Dtype shift_ = 0;
   Dtype diff_scale_ = 1;  // power * scale
+
+ private:
+  int DeclaredBackwardReads() const;
 };
 
 }  // namespace caffe

@@ -26,8 +26,13 @@ class PReLULayer : public NeuronLayer<Dtype> {
   void Reshape(const vector<Blob<Dtype>*>& bottom,
                const vector<Blob<Dtype>*>& top) override;
   const char* type() const override { return "PReLU"; }
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    c.in_place = true;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(bottom_memory_.count()) * sizeof(Dtype);
   }

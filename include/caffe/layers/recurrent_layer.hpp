@@ -56,11 +56,14 @@ class RecurrentLayer : public Layer<Dtype> {
   int ExactNumTopBlobs() const override;
   bool AllowForceBackward(const int bottom_index) const override;
 
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    c.may_run_twice = false;  // the hidden state carries over
+    return c;
+  }
   size_t InternalBytes() const override { return internal_bytes_; }
-  // The hidden state carries over to the next forward.
-  bool Recomputable() const override { return false; }
 
   // The unrolled net (for inspection and tests); null before SetUp.
   Net<Dtype>* unrolled_net() const { return unrolled_net_.get(); }

@@ -31,15 +31,12 @@ class ReductionLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override {
-    const ReductionParameter_ReductionOp op =
-        this->layer_param_.reduction_param().operation();
-    return (op == ReductionParameter_ReductionOp_ASUM ||
-            op == ReductionParameter_ReductionOp_SUMSQ)
-               ? kReadsBottomData
-               : kReadsNothing;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = DeclaredBackwardReads();
+    return c;
   }
-  bool AllowsInPlace() const override { return false; }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -54,6 +51,16 @@ class ReductionLayer : public Layer<Dtype> {
   int axis_ = 0;
   int num_ = 0;  // outputs: product of the axes before axis_
   int dim_ = 0;  // inputs reduced into each output
+
+ private:
+  int DeclaredBackwardReads() const {
+    const ReductionParameter_ReductionOp op =
+        this->layer_param_.reduction_param().operation();
+    return (op == ReductionParameter_ReductionOp_ASUM ||
+            op == ReductionParameter_ReductionOp_SUMSQ)
+               ? kReadsBottomData
+               : kReadsNothing;
+  }
 };
 
 }  // namespace caffe

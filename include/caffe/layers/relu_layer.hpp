@@ -19,9 +19,12 @@ class ReLULayer : public NeuronLayer<Dtype> {
   explicit ReLULayer(const LayerParameter& param)
       : NeuronLayer<Dtype>(param) {}
   const char* type() const override { return "ReLU"; }
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override {
-    return this->layer_param_.relu_param().negative_slope() >= 0;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    c.in_place = this->layer_param_.relu_param().negative_slope() >= 0;
+    return c;
   }
 
  protected:

@@ -30,9 +30,13 @@ class ReshapeLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
-  bool TopAliasesBottom() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    c.top_views_bottom = true;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

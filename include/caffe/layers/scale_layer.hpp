@@ -37,8 +37,14 @@ class ScaleLayer : public Layer<Dtype> {
   int MinBottomBlobs() const override { return 1; }
   int MaxBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 1; }
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    c.in_place = true;
+    c.borrows_previous_output = true;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(temp_.count()) * sizeof(Dtype);
   }
@@ -47,10 +53,12 @@ class ScaleLayer : public Layer<Dtype> {
   }
   // In place right after an in-place BatchNorm, this layer's input is the
   // normalized output that BatchNorm already keeps for its own backward:
-  // read that copy instead of making another (the memory optimizer asks
-  // for it; one activation-sized buffer less per BatchNorm/Scale pair).
-  // `copy` must hold this layer's bottom data as Forward sees it.
-  void BorrowInputCopy(const Blob<Dtype>* copy) { borrowed_ = copy; }
+  // read that copy instead of making another (the net lends it under
+  // mem_param; one activation-sized buffer less per BatchNorm/Scale pair).
+  // `output` must hold this layer's bottom data as Forward sees it.
+  void BorrowPreviousOutput(const Blob<Dtype>* output) override {
+    borrowed_ = output;
+  }
   bool borrows_input_copy() const { return borrowed_ != nullptr; }
 
  protected:

@@ -32,8 +32,12 @@ class SigmoidCrossEntropyLossLayer : public LossLayer<Dtype> {
 
   const char* type() const override { return "SigmoidCrossEntropyLoss"; }
 
-  int BackwardReads() const override { return kReadsBottomData; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsBottomData;
+    return c;
+  }
   size_t InternalBytes() const override {
     return static_cast<size_t>(sigmoid_output_.count()) * sizeof(Dtype);
   }

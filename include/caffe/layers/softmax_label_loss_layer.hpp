@@ -80,10 +80,12 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
   int MinTopBlobs() const override { return 1; }
   int MaxTopBlobs() const override { return 2; }
 
-  int BackwardReads() const override {
-    return prob_top_ ? kReadsTopData : kReadsNothing;
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = prob_top_ ? kReadsTopData : kReadsNothing;
+    return c;
   }
-  bool AllowsInPlace() const override { return false; }
   size_t InternalBytes() const override {
     const size_t prob_bytes =
         prob_top_ ? 0 : static_cast<size_t>(prob_.count()) * sizeof(Dtype);

@@ -26,8 +26,14 @@ class SplitLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int MinTopBlobs() const override { return 1; }
 
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    // Every top views the bottom's data (the diffs are summed back).
+    c.top_views_bottom = true;
+    return c;
+  }
 
  protected:
   // The tops already view the bottom's data: nothing to compute.

@@ -23,8 +23,13 @@ class ThresholdLayer : public NeuronLayer<Dtype> {
                   const vector<Blob<Dtype>*>& top) override;
 
   const char* type() const override { return "Threshold"; }
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return true; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    c.in_place = true;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

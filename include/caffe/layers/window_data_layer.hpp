@@ -55,8 +55,12 @@ class WindowDataLayer : public BasePrefetchingDataLayer<Dtype> {
   const char* type() const override { return "WindowData"; }
   int ExactNumBottomBlobs() const override { return 0; }
   int ExactNumTopBlobs() const override { return 2; }
-  int BackwardReads() const override { return kReadsNothing; }
-  bool AllowsInPlace() const override { return false; }
+  // The memory contract (layer.hpp MemoryContract).
+  MemoryContract Memory() const override {
+    MemoryContract c;
+    c.backward_reads = kReadsNothing;
+    return c;
+  }
 
   // Fields of one window.
   enum WindowField { IMAGE_INDEX, LABEL, OVERLAP, X1, Y1, X2, Y2, NUM };

@@ -59,7 +59,7 @@ inline Trajectory TrainTrajectory(
   for (Blob<float>* b : solver->net()->learnable_params())
     t.weights.insert(t.weights.end(), b->cpu_data(),
                      b->cpu_data() + b->count());
-  if (const NetMemory<float>* m = solver->net()->memory()) {
+  if (const NetMemory* m = solver->net()->memory()) {
     t.planned_bytes = m->plan().total_bytes();
     t.unshared_bytes = m->plan().unshared_bytes;
   }

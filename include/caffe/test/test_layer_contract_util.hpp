@@ -69,7 +69,7 @@ vector<Dtype> RunOnce(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
   FillTopDiffs(top);
   ZeroParamDiffs(layer);
   if (poison) {
-    const int reads = layer->BackwardReads();
+    const int reads = layer->Memory().backward_reads;
     vector<Blob<Dtype>*> declared;
     if (reads & kReadsBottomData)
       declared.insert(declared.end(), bottom.begin(), bottom.end());
@@ -121,7 +121,7 @@ void CheckBackwardReads(Layer<Dtype>* layer,
     ASSERT_FALSE(std::isnan(clean[i])) << "index " << i;
     EXPECT_EQ(clean[i], poisoned[i])
         << "layer " << layer->type() << " reads undeclared data (index "
-        << i << ", BackwardReads " << layer->BackwardReads() << ")";
+        << i << ", BackwardReads " << layer->Memory().backward_reads << ")";
   }
 }
 
@@ -134,7 +134,7 @@ void CheckInPlaceMatches(const LayerParameter& param,
                          Dtype tolerance = 0, unsigned int seed = 1701) {
   shared_ptr<Layer<Dtype> > ref = LayerRegistry<Dtype>::CreateLayer(param);
   shared_ptr<Layer<Dtype> > inpl = LayerRegistry<Dtype>::CreateLayer(param);
-  ASSERT_TRUE(ref->AllowsInPlace()) << ref->type();
+  ASSERT_TRUE(ref->Memory().in_place) << ref->type();
   Blob<Dtype> ref_top;
   vector<Blob<Dtype>*> ref_tops(1, &ref_top);
   Caffe::set_random_seed(seed);

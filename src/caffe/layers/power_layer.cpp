@@ -16,7 +16,7 @@ void PowerLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
 }
 
 template <typename Dtype>
-int PowerLayer<Dtype>::BackwardReads() const {
+int PowerLayer<Dtype>::DeclaredBackwardReads() const {
   // Read from the parameter so the answer is right before SetUp too, in the
   // same precision as the members.
   const PowerParameter& param = this->layer_param_.power_param();

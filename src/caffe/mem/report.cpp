@@ -5,7 +5,6 @@
 #include <functional>
 #include <sstream>
 
-#include "caffe/layers/scale_layer.hpp"
 #include "caffe/net.hpp"
 
 namespace caffe {
@@ -55,7 +54,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
 
   Net<float> net(param);
   r.net_name = net.name();
-  const NetMemory<float>& memory = *net.memory();
+  const NetMemory& memory = *net.memory();
   r.requests = memory.requests();
   r.plan = memory.plan();
   r.lower_bound = r.plan.lower_bound;
@@ -70,15 +69,15 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   }
   for (Blob<float>* p : net.learnable_params())
     r.param_bytes += 2 * p->count() * sizeof(float);
-  for (const auto& layer : net.layers()) {
-    // A Scale that reads BatchNorm's copy instead of its own saves what
-    // Caffe 1.0 would allocate for it: count it where the plan's
-    // activations are, so the saving shows against them.
-    auto* scale = dynamic_cast<const ScaleLayer<float>*>(layer.get());
-    if (scale && scale->borrows_input_copy()) {
-      r.activation_bytes += layer->InternalBytes();
+  for (size_t i = 0; i < net.layers().size(); ++i) {
+    // A layer that reads the previous layer's kept output instead of its
+    // own copy saves what Caffe 1.0 would allocate for it: count it where
+    // the plan's activations are, so the saving shows against them.
+    const size_t bytes = net.layers()[i]->InternalBytes();
+    if (net.borrows_kept_output(static_cast<int>(i))) {
+      r.activation_bytes += bytes;
     } else {
-      r.internal_bytes += layer->InternalBytes();
+      r.internal_bytes += bytes;
     }
   }
   r.internal_bytes -= std::min(kept_bytes, r.internal_bytes);

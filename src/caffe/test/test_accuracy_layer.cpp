@@ -135,8 +135,8 @@ TYPED_TEST(AccuracyLayerTest, TiesCountAgainst) {
 TYPED_TEST(AccuracyLayerTest, NoBackward) {
   typedef TypeParam Dtype;
   AccuracyLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   layer.Forward(this->bottom_vec_, this->top_vec_);
   // Nothing asked for: nothing happens, whatever the inputs hold.

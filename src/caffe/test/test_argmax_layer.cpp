@@ -135,8 +135,8 @@ TYPED_TEST(ArgMaxLayerTest, TiesGoToLargerIndex) {
 TYPED_TEST(ArgMaxLayerTest, NoBackward) {
   typedef TypeParam Dtype;
   ArgMaxLayer<Dtype> layer(this->Param(1, false));
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   layer.Forward(this->bottom_vec_, this->top_vec_);
   EXPECT_THROW(

@@ -301,8 +301,8 @@ TYPED_TEST(BatchNormLayerTest, InPlace) {
 TYPED_TEST(BatchNormLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   BatchNormLayer<Dtype> train(this->Param(TRAIN));
-  EXPECT_EQ(kReadsNothing, train.BackwardReads());
-  EXPECT_TRUE(train.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, train.Memory().backward_reads);
+  EXPECT_TRUE(train.Memory().in_place);
   train.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&train, this->bottom_vec_, this->top_vec_);
   BatchNormLayer<Dtype> test(this->Param(TEST));

@@ -98,8 +98,8 @@ TYPED_TEST(BatchReindexLayerTest, Gradient) {
 TYPED_TEST(BatchReindexLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   BatchReindexLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_TRUE(layer.AllowForceBackward(0));
   EXPECT_FALSE(layer.AllowForceBackward(1));
   layer.SetUp(this->bottom_vec_, this->top_vec_);

@@ -155,8 +155,8 @@ TYPED_TEST(BiasLayerTest, BackwardReads) {
   LayerParameter p = this->Param(1);
   p.mutable_bias_param()->mutable_filler()->set_type("gaussian");
   BiasLayer<Dtype> learned(p);
-  EXPECT_EQ(kReadsNothing, learned.BackwardReads());
-  EXPECT_TRUE(learned.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, learned.Memory().backward_reads);
+  EXPECT_TRUE(learned.Memory().in_place);
   vector<Blob<Dtype>*> bottom(1, &this->bottom_);
   learned.SetUp(bottom, this->top_vec_);
   CheckBackwardReads<Dtype>(&learned, bottom, this->top_vec_);

@@ -157,8 +157,8 @@ TYPED_TEST(ConcatLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   vector<Blob<Dtype>*> bottom{this->a_.get(), this->b_.get()};
   ConcatLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(bottom, this->top_vec_);
   CheckBackwardReads(&layer, bottom, this->top_vec_, vector<bool>{true, true});
 }

@@ -161,8 +161,8 @@ TYPED_TEST(ContrastiveLossLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   for (bool legacy : {false, true}) {
     ContrastiveLossLayer<Dtype> layer(this->Param(legacy));
-    EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+    EXPECT_FALSE(layer.Memory().in_place);
     EXPECT_TRUE(layer.AllowForceBackward(0));
     EXPECT_TRUE(layer.AllowForceBackward(1));
     EXPECT_FALSE(layer.AllowForceBackward(2));

@@ -110,7 +110,7 @@ void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
     for (auto& p : layer->blobs())
       caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
     if (pass == 1) {
-      const int reads = layer->BackwardReads();
+      const int reads = layer->Memory().backward_reads;
       if (!(reads & kReadsBottomData))
         for (auto* b : bottom)
           caffe_set(b->count(), nan, b->mutable_cpu_data());
@@ -197,8 +197,8 @@ TYPED_TEST(ConvolutionLayerTest, Setup) {
   EXPECT_EQ(layer.blobs()[0]->shape(), (vector<int>{6, 2, 3, 3}));
   EXPECT_EQ(layer.blobs()[1]->shape(), (vector<int>{6}));
   EXPECT_STREQ(layer.type(), "Convolution");
-  EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_EQ(layer.InternalBytes(), 0u);
 }
 

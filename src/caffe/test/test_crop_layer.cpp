@@ -80,8 +80,8 @@ TYPED_TEST(CropLayerTest, SetupAndDeclarations) {
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(this->top_->shape(), (vector<int>{2, 4, 4, 3}));
   EXPECT_STREQ(layer.type(), "Crop");
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
 }
 
 TYPED_TEST(CropLayerTest, DefaultAxisNoOffset) {

@@ -382,8 +382,8 @@ TYPED_TEST(DataLayerTest, ShutdownNeverHangs) {
 
 TYPED_TEST(DataLayerTest, BackwardReadsNothing) {
   DataLayer<TypeParam> layer(this->MakeParam(2));
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   layer.Forward(this->bottom_, this->top_);
   const TypeParam nan = std::numeric_limits<TypeParam>::quiet_NaN();

@@ -116,7 +116,7 @@ void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
     for (auto& p : layer->blobs())
       caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
     if (pass == 1) {
-      const int reads = layer->BackwardReads();
+      const int reads = layer->Memory().backward_reads;
       if (!(reads & kReadsBottomData))
         for (auto* b : bottom)
           caffe_set(b->count(), nan, b->mutable_cpu_data());
@@ -204,8 +204,8 @@ TYPED_TEST(DeconvolutionLayerTest, Setup) {
   EXPECT_EQ(layer.blobs()[0]->shape(), (vector<int>{4, 3, 3, 3}));
   EXPECT_EQ(layer.blobs()[1]->shape(), (vector<int>{6}));
   EXPECT_STREQ(layer.type(), "Deconvolution");
-  EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_EQ(layer.InternalBytes(), 0u);
   // The column buffer lives in the output (top) space.
   EXPECT_EQ(layer.WorkspaceBytes(), sizeof(Dtype) * 6 * 9 * 3 * 4);

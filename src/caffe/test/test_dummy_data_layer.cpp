@@ -199,8 +199,8 @@ TYPED_TEST(DummyDataLayerTest, BackwardReadsNothing) {
   this->AddShape(param.mutable_dummy_data_param(), {2});
   param.mutable_dummy_data_param()->add_data_filler()->set_type("gaussian");
   DummyDataLayer<TypeParam> layer(param);
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   layer.Forward(this->bottom_, this->top_);
   const TypeParam nan = std::numeric_limits<TypeParam>::quiet_NaN();

@@ -178,14 +178,14 @@ TYPED_TEST(EltwiseLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   {
     EltwiseLayer<Dtype> layer(this->Param(EltwiseParameter_EltwiseOp_SUM));
-    EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>(3, true));
   }
   {
     EltwiseLayer<Dtype> layer(this->Param(EltwiseParameter_EltwiseOp_PROD));
-    EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>(3, true));
@@ -194,15 +194,15 @@ TYPED_TEST(EltwiseLayerTest, BackwardReadsDeclaration) {
     LayerParameter param = this->Param(EltwiseParameter_EltwiseOp_PROD);
     param.mutable_eltwise_param()->set_stable_prod_grad(false);
     EltwiseLayer<Dtype> layer(param);
-    EXPECT_EQ(layer.BackwardReads(), kReadsBottomData | kReadsTopData);
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData | kReadsTopData);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>(3, true));
   }
   {
     EltwiseLayer<Dtype> layer(this->Param(EltwiseParameter_EltwiseOp_MAX));
-    EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+    EXPECT_FALSE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>(3, true));

@@ -102,8 +102,8 @@ TYPED_TEST(EmbedLayerTest, Gradient) {
 TYPED_TEST(EmbedLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   EmbedLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_FALSE(layer.AllowForceBackward(0));
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_,

@@ -108,8 +108,8 @@ TYPED_TEST(FilterLayerTest, BackwardReads) {
   LayerParameter p = this->Param();
   for (const char* b : {"data", "label", "sel"}) p.add_bottom(b);
   FilterLayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_TRUE(layer.AllowForceBackward(0));
   EXPECT_TRUE(layer.AllowForceBackward(1));
   EXPECT_FALSE(layer.AllowForceBackward(2));

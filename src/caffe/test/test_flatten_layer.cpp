@@ -99,9 +99,9 @@ TYPED_TEST(FlattenLayerTest, Gradient) {
 TYPED_TEST(FlattenLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   FlattenLayer<Dtype> layer(this->Param(1, -1));
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_TRUE(layer.TopAliasesBottom());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_TRUE(layer.Memory().top_views_bottom);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                      vector<bool>{true});

@@ -242,8 +242,8 @@ TYPED_TEST(HDF5DataLayerTest, RowCountMismatchThrows) {
 
 TYPED_TEST(HDF5DataLayerTest, BackwardReadsNothing) {
   HDF5DataLayer<TypeParam> layer(this->MakeParam(this->source_, 2));
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   layer.Forward(this->bottom_, this->top_);
   const TypeParam nan = std::numeric_limits<TypeParam>::quiet_NaN();

@@ -139,8 +139,8 @@ TYPED_TEST(HDF5OutputLayerTest, BadParamsAndShapesThrow) {
 
 TYPED_TEST(HDF5OutputLayerTest, BackwardReadsNothing) {
   HDF5OutputLayer<TypeParam> layer(this->MakeParam());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   layer.Forward(this->bottom_, this->top_);
   // Backward reads neither bottom (poisoned here) and gives a zero

@@ -113,8 +113,8 @@ TYPED_TEST(HingeLossLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   for (auto norm : {HingeLossParameter_Norm_L1, HingeLossParameter_Norm_L2}) {
     HingeLossLayer<Dtype> layer(this->Param(norm));
-    EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+    EXPECT_FALSE(layer.Memory().in_place);
     EXPECT_FALSE(layer.AllowForceBackward(1));
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     contract_test::CheckBackwardReads<Dtype>(

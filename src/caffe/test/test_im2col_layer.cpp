@@ -221,8 +221,8 @@ TYPED_TEST(Im2colLayerTest, BackwardReads) {
     p.mutable_convolution_param()->add_pad(1);
     p.mutable_convolution_param()->set_force_nd_im2col(nd);
     Im2colLayer<Dtype> layer(p);
-    EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+    EXPECT_FALSE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,
                                              this->top_vec_);

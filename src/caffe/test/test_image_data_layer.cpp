@@ -62,7 +62,7 @@ TYPED_TEST(ImageDataLayerTest, ReadsInOrderAndWraps) {
   layer.SetUp(this->bottom_, this->top_);
   EXPECT_EQ((vector<int>{3, 3, kRows, kCols}), this->data_.shape());
   EXPECT_EQ((vector<int>{3}), this->label_.shape());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
   int next = 0;
   for (int iter = 0; iter < 3; ++iter) {
     layer.Forward(this->bottom_, this->top_);

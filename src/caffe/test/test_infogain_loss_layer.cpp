@@ -236,7 +236,7 @@ TYPED_TEST(InfogainLossLayerTest, ProbabilityTop) {
   p.add_top("loss");
   p.add_top("prob");
   InfogainLossLayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsTopData, layer.BackwardReads());
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
   layer.SetUp(this->bottom3_, tops);
   layer.Forward(this->bottom3_, tops);
   ASSERT_EQ(this->score_.shape(), prob.shape());
@@ -276,8 +276,8 @@ TYPED_TEST(InfogainLossLayerTest, Gradient) {
 TYPED_TEST(InfogainLossLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   InfogainLossLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_TRUE(layer.AllowForceBackward(0));
   EXPECT_FALSE(layer.AllowForceBackward(1));
   EXPECT_FALSE(layer.AllowForceBackward(2));

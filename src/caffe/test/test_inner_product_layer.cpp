@@ -179,8 +179,8 @@ TYPED_TEST(InnerProductLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   for (int transpose = 0; transpose < 2; ++transpose) {
     InnerProductLayer<Dtype> layer(this->Param(3, true, transpose));
-    EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
+    EXPECT_FALSE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>{true});

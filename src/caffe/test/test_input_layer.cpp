@@ -84,8 +84,8 @@ TYPED_TEST(InputLayerTest, BackwardReadsNothing) {
   LayerParameter param;
   this->AddShape(&param, {2});
   InputLayer<TypeParam> layer(param);
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   layer.Forward(this->bottom_, this->top_);
   const TypeParam nan = std::numeric_limits<TypeParam>::quiet_NaN();

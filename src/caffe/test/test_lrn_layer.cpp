@@ -75,7 +75,7 @@ void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
     for (auto& p : layer->blobs())
       caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
     if (pass == 1) {
-      const int reads = layer->BackwardReads();
+      const int reads = layer->Memory().backward_reads;
       if (!(reads & kReadsBottomData))
         for (auto* b : bottom)
           caffe_set(b->count(), nan, b->mutable_cpu_data());
@@ -147,8 +147,8 @@ TYPED_TEST(LRNLayerTest, SetupAndDeclarations) {
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(this->top_->shape(), this->bottom_->shape());
   EXPECT_STREQ(layer.type(), "LRN");
-  EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_EQ(layer.InternalBytes(), sizeof(Dtype) * this->bottom_->count());
 }
 

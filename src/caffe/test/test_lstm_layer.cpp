@@ -270,8 +270,8 @@ TYPED_TEST(LSTMLayerTest, GradientExposeHidden) {
 TYPED_TEST(LSTMLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   LSTMLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_, this->top_,
                             vector<bool>{true, false});

@@ -107,8 +107,8 @@ TYPED_TEST(LSTMUnitLayerTest, GradientFractionalCont) {
 TYPED_TEST(LSTMUnitLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   LSTMUnitLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_EQ(0u, layer.InternalBytes());
   EXPECT_TRUE(layer.AllowForceBackward(0));
   EXPECT_TRUE(layer.AllowForceBackward(1));

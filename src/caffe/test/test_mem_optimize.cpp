@@ -296,7 +296,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "y" bottom: "label" top: "l
 )";
 
 // Finds the plan's request for `name`, or fails the test.
-const mem::BufferRequest* FindRequest(const NetMemory<float>& m,
+const mem::BufferRequest* FindRequest(const NetMemory& m,
                                       const std::string& name) {
   for (const mem::BufferRequest& r : m.requests())
     if (r.name == name) return &r;
@@ -310,7 +310,7 @@ TEST(MemOptimizeTest, LayersKeptMemoryIsPlannedFromForwardToBackward) {
   p.mutable_state()->set_phase(TRAIN);
   p.mutable_mem_param()->set_check(true);
   Net<float> net(p);
-  const NetMemory<float>& m = *net.memory();
+  const NetMemory& m = *net.memory();
   // Layer 2 is the pooling (argmax mask), layer 3 the dropout (its mask).
   for (int layer : {2, 3}) {
     const std::string name = net.layer_names()[layer] + "/kept0";

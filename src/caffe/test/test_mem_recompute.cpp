@@ -195,7 +195,7 @@ TEST(RecomputeTest, ScheduleSegmentsAndReport) {
   net.mutable_mem_param()->CopyFrom(
       Recompute(RecomputeParameter_Auto_NONE, 0, {"c1"}));
   Net<float> n(net);
-  const NetMemory<float>& m = *n.memory();
+  const NetMemory& m = *n.memory();
   ASSERT_TRUE(m.recomputes());
   ASSERT_EQ(2u, m.segments().size());
   // The segment ends after the in-place chain on c1 (drop1, layer 5).

@@ -41,8 +41,8 @@ TYPED_TEST(MemoryDataLayerTest, ResetServesBatchesInTurn) {
   layer.SetUp(this->bottom_, this->top_);
   EXPECT_EQ((vector<int>{batch, c, h, w}), this->data_.shape());
   EXPECT_EQ((vector<int>{batch}), this->label_.shape());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   // Forward before any data.
   EXPECT_THROW(layer.Forward(this->bottom_, this->top_), Error);
   vector<TypeParam> data(n * dim), labels(n);
@@ -117,7 +117,7 @@ TEST(DataLayerRegistryTest, ImageLayersAreRegistered) {
     param.set_type(type);
     shared_ptr<Layer<float> > layer = LayerRegistry<float>::CreateLayer(param);
     EXPECT_STREQ(type, layer->type());
-    EXPECT_EQ(kReadsNothing, layer->BackwardReads());
+    EXPECT_EQ(kReadsNothing, layer->Memory().backward_reads);
   }
 }
 

@@ -113,8 +113,8 @@ TYPED_TEST(MultinomialLogisticLossLayerTest, Gradient) {
 TYPED_TEST(MultinomialLogisticLossLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   MultinomialLogisticLossLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_FALSE(layer.AllowForceBackward(1));
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(10 * (sizeof(int) + sizeof(Dtype)), layer.InternalBytes());

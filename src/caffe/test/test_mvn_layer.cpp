@@ -118,8 +118,8 @@ TYPED_TEST(MVNLayerTest, BackwardReadsAndInternalBytes) {
   typedef TypeParam Dtype;
   for (bool nv : {true, false}) {
     MVNLayer<Dtype> layer(this->Param(nv, false));
-    EXPECT_EQ(nv ? kReadsTopData : kReadsNothing, layer.BackwardReads());
-    EXPECT_TRUE(layer.AllowsInPlace());
+    EXPECT_EQ(nv ? kReadsTopData : kReadsNothing, layer.Memory().backward_reads);
+    EXPECT_TRUE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     EXPECT_EQ(nv ? 6 * sizeof(Dtype) : 0u, layer.InternalBytes());
     contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,

@@ -120,13 +120,13 @@ TYPED_TEST(NeuronLayerTest, ReLUBackwardReads) {
   LayerParameter p = NamedParam("ReLU");
   p.mutable_relu_param()->set_negative_slope(0.1f);
   ReLULayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_TRUE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_TRUE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
   // A negative slope flips the sign, so the top no longer tells x's sign.
   p.mutable_relu_param()->set_negative_slope(-0.5f);
-  EXPECT_FALSE(ReLULayer<Dtype>(p).AllowsInPlace());
+  EXPECT_FALSE(ReLULayer<Dtype>(p).Memory().in_place);
 }
 
 TYPED_TEST(NeuronLayerTest, ReLUBadBlobCounts) {
@@ -248,7 +248,7 @@ TYPED_TEST(NeuronLayerTest, PReLUBackwardReads) {
   LayerParameter p = NamedParam("PReLU");
   p.mutable_prelu_param()->mutable_filler()->set_type("gaussian");
   PReLULayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -311,14 +311,14 @@ TYPED_TEST(NeuronLayerTest, ELUBackwardReads) {
   LayerParameter p = NamedParam("ELU");
   p.mutable_elu_param()->set_alpha(0.5f);
   ELULayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsTopData, layer.BackwardReads());
-  EXPECT_TRUE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
+  EXPECT_TRUE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
   p.mutable_elu_param()->set_alpha(-0.5f);
   ELULayer<Dtype> negative(p);
-  EXPECT_EQ(kReadsTopData | kReadsBottomData, negative.BackwardReads());
-  EXPECT_FALSE(negative.AllowsInPlace());
+  EXPECT_EQ(kReadsTopData | kReadsBottomData, negative.Memory().backward_reads);
+  EXPECT_FALSE(negative.Memory().in_place);
   negative.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&negative, this->bottom_vec_, this->top_vec_);
 }
@@ -357,7 +357,7 @@ TYPED_TEST(NeuronLayerTest, SigmoidInPlace) {
 TYPED_TEST(NeuronLayerTest, SigmoidBackwardReads) {
   typedef TypeParam Dtype;
   SigmoidLayer<Dtype> layer(NamedParam("Sigmoid"));
-  EXPECT_EQ(kReadsTopData, layer.BackwardReads());
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -398,7 +398,7 @@ TYPED_TEST(NeuronLayerTest, TanHInPlace) {
 TYPED_TEST(NeuronLayerTest, TanHBackwardReads) {
   typedef TypeParam Dtype;
   TanHLayer<Dtype> layer(NamedParam("TanH"));
-  EXPECT_EQ(kReadsTopData, layer.BackwardReads());
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -433,8 +433,8 @@ TYPED_TEST(NeuronLayerTest, AbsValGradient) {
 TYPED_TEST(NeuronLayerTest, AbsValBackwardReads) {
   typedef TypeParam Dtype;
   AbsValLayer<Dtype> layer(NamedParam("AbsVal"));
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -471,8 +471,8 @@ TYPED_TEST(NeuronLayerTest, BNLLGradient) {
 TYPED_TEST(NeuronLayerTest, BNLLBackwardReads) {
   typedef TypeParam Dtype;
   BNLLLayer<Dtype> layer(NamedParam("BNLL"));
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -545,7 +545,7 @@ TYPED_TEST(NeuronLayerTest, ExpBackwardReads) {
   p.mutable_exp_param()->set_base(2.f);
   p.mutable_exp_param()->set_shift(1.f);
   ExpLayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsTopData, layer.BackwardReads());
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -618,8 +618,8 @@ TYPED_TEST(NeuronLayerTest, LogBackwardReads) {
   p.mutable_log_param()->set_scale(0.5f);
   p.mutable_log_param()->set_shift(1.f);
   LogLayer<Dtype> layer(p);
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
 }
@@ -712,8 +712,8 @@ TYPED_TEST(NeuronLayerTest, DropoutInPlace) {
 TYPED_TEST(NeuronLayerTest, DropoutBackwardReadsAndMask) {
   typedef TypeParam Dtype;
   DropoutLayer<Dtype> layer(DropoutParam(0.5f, TRAIN));
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_TRUE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_TRUE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(this->bottom_.count() * sizeof(unsigned int),
             layer.InternalBytes());

@@ -95,8 +95,8 @@ TYPED_TEST(ParameterLayerTest, Gradient) {
 TYPED_TEST(ParameterLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   ParameterLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   caffe_rng_gaussian<Dtype>(layer.blobs()[0]->count(), Dtype(0), Dtype(1),
                             layer.blobs()[0]->mutable_cpu_data());

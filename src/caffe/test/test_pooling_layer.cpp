@@ -78,7 +78,7 @@ void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
     for (auto& p : layer->blobs())
       caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
     if (pass == 1) {
-      const int reads = layer->BackwardReads();
+      const int reads = layer->Memory().backward_reads;
       if (!(reads & kReadsBottomData))
         for (auto* b : bottom)
           caffe_set(b->count(), nan, b->mutable_cpu_data());
@@ -161,25 +161,25 @@ TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(this->top_->shape(), (vector<int>{2, 3, 3, 2}));
   EXPECT_STREQ(layer.type(), "Pooling");
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   EXPECT_EQ(layer.InternalBytes(), sizeof(int) * this->top_->count());
   PoolingLayer<Dtype> ave(this->Param(PoolingParameter_PoolMethod_AVE, 3, 2,
                                       1));
   ave.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(this->top_->shape(), (vector<int>{2, 3, 4, 3}));
-  EXPECT_EQ(ave.BackwardReads(), kReadsNothing);
+  EXPECT_EQ(ave.Memory().backward_reads, kReadsNothing);
   EXPECT_EQ(ave.InternalBytes(), 0u);
   LayerParameter st = this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 2,
                                   2, 0);
   PoolingLayer<Dtype> train(st);
   train.SetUp(this->bottom_vec_, this->top_vec_);
-  EXPECT_EQ(train.BackwardReads(), kReadsNothing);
+  EXPECT_EQ(train.Memory().backward_reads, kReadsNothing);
   EXPECT_EQ(train.InternalBytes(), sizeof(int) * this->top_->count());
   st.set_phase(TEST);
   PoolingLayer<Dtype> test(st);
   test.SetUp(this->bottom_vec_, this->top_vec_);
-  EXPECT_EQ(test.BackwardReads(), kReadsBottomData);
+  EXPECT_EQ(test.Memory().backward_reads, kReadsBottomData);
   EXPECT_EQ(test.InternalBytes(), 0u);
 }
 

@@ -78,9 +78,9 @@ class PowerLayerTest : public ::testing::Test {
   void TestBackwardReads(float power, float scale, float shift,
                          int expected_reads) {
     PowerLayer<Dtype> layer(Param(power, scale, shift));
-    EXPECT_EQ(expected_reads, layer.BackwardReads())
+    EXPECT_EQ(expected_reads, layer.Memory().backward_reads)
         << "power " << power << " scale " << scale << " shift " << shift;
-    EXPECT_EQ(expected_reads == kReadsNothing, layer.AllowsInPlace());
+    EXPECT_EQ(expected_reads == kReadsNothing, layer.Memory().in_place);
     if (power != 0 && power != 1 && power != 2) MakeBasePositive(scale, shift);
     layer.SetUp(bottom_vec_, top_vec_);
     CheckBackwardReads<Dtype>(&layer, bottom_vec_, top_vec_);

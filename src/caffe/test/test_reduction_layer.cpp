@@ -114,8 +114,8 @@ TYPED_TEST(ReductionLayerTest, BackwardReads) {
     ReductionLayer<Dtype> layer(this->Param(op, 2, 0.5f));
     const bool reads = op == ReductionParameter_ReductionOp_ASUM ||
                        op == ReductionParameter_ReductionOp_SUMSQ;
-    EXPECT_EQ(reads ? kReadsBottomData : kReadsNothing, layer.BackwardReads());
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(reads ? kReadsBottomData : kReadsNothing, layer.Memory().backward_reads);
+    EXPECT_FALSE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,
                                              this->top_vec_);

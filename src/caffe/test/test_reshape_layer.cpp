@@ -113,9 +113,9 @@ TYPED_TEST(ReshapeLayerTest, Gradient) {
 TYPED_TEST(ReshapeLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   ReshapeLayer<Dtype> layer(this->Param({0, -1}));
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_TRUE(layer.TopAliasesBottom());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_TRUE(layer.Memory().top_views_bottom);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                      vector<bool>{true});

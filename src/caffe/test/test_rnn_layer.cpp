@@ -357,8 +357,8 @@ TYPED_TEST(RNNLayerTest, FrozenWeightsGetNoGradient) {
 TYPED_TEST(RNNLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   RNNLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(kReadsBottomData, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_, this->top_);
   EXPECT_TRUE(layer.AllowForceBackward(0));
   EXPECT_FALSE(layer.AllowForceBackward(1));

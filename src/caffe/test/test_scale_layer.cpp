@@ -213,8 +213,8 @@ TYPED_TEST(ScaleLayerTest, InternalBytes) {
 TYPED_TEST(ScaleLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   ScaleLayer<Dtype> learned(this->GaussianParam(1, 1, true));
-  EXPECT_EQ(kReadsBottomData, learned.BackwardReads());
-  EXPECT_TRUE(learned.AllowsInPlace());
+  EXPECT_EQ(kReadsBottomData, learned.Memory().backward_reads);
+  EXPECT_TRUE(learned.Memory().in_place);
   vector<Blob<Dtype>*> bottom(1, &this->bottom_);
   learned.SetUp(bottom, this->top_vec_);
   CheckBackwardReads<Dtype>(&learned, bottom, this->top_vec_);

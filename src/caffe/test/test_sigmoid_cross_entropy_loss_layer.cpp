@@ -168,8 +168,8 @@ TYPED_TEST(SigmoidCrossEntropyLossLayerTest, GradientIgnoreLabel) {
 TYPED_TEST(SigmoidCrossEntropyLossLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   SigmoidCrossEntropyLossLayer<Dtype> layer(this->Param());
-  EXPECT_EQ(layer.BackwardReads(), kReadsBottomData);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsBottomData);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                      vector<bool>{true, false});

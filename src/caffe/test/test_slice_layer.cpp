@@ -132,8 +132,8 @@ TYPED_TEST(SliceLayerTest, BackwardReadsDeclaration) {
   LayerParameter param = this->Param();
   param.mutable_slice_param()->add_slice_point(2);
   SliceLayer<Dtype> layer(param);
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top2_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top2_,
                      vector<bool>{true});

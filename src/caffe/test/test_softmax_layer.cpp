@@ -107,7 +107,7 @@ TYPED_TEST(SoftmaxLayerTest, Gradient) {
 TYPED_TEST(SoftmaxLayerTest, InPlaceMatchesOutOfPlace) {
   typedef TypeParam Dtype;
   SoftmaxLayer<Dtype> layer(this->Param(1));
-  EXPECT_TRUE(layer.AllowsInPlace());
+  EXPECT_TRUE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   layer.Forward(this->bottom_vec_, this->top_vec_);
   caffe_rng_gaussian<Dtype>(this->top_->count(), Dtype(0), Dtype(1),
@@ -131,7 +131,7 @@ TYPED_TEST(SoftmaxLayerTest, InPlaceMatchesOutOfPlace) {
 TYPED_TEST(SoftmaxLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   SoftmaxLayer<Dtype> layer(this->Param(1));
-  EXPECT_EQ(layer.BackwardReads(), kReadsTopData);
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsTopData);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                      vector<bool>{true});

@@ -189,7 +189,7 @@ TYPED_TEST(SoftmaxWithLossLayerTest, ProbabilityTop) {
     }
   // Backward reads the probabilities from that top: declared, and no extra
   // internal copy.
-  EXPECT_EQ(layer.BackwardReads(), kReadsTopData);
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsTopData);
   EXPECT_EQ(layer.InternalBytes(), 24 * sizeof(int));
 }
 
@@ -228,8 +228,8 @@ TYPED_TEST(SoftmaxWithLossLayerTest, BackwardReadsDeclaration) {
   param.mutable_loss_param()->set_ignore_label(3);
   {
     SoftmaxWithLossLayer<Dtype> layer(param);
-    EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-    EXPECT_FALSE(layer.AllowsInPlace());
+    EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+    EXPECT_FALSE(layer.Memory().in_place);
     layer.SetUp(this->bottom_vec_, this->top_vec_);
     CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                        vector<bool>{true, false});

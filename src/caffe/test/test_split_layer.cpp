@@ -92,8 +92,8 @@ TYPED_TEST(SplitLayerTest, Gradient) {
 TYPED_TEST(SplitLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
   SplitLayer<Dtype> layer(this->param_);
-  EXPECT_EQ(layer.BackwardReads(), kReadsNothing);
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   CheckBackwardReads(&layer, this->bottom_vec_, this->top_vec_,
                      vector<bool>{true});

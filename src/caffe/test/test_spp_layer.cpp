@@ -221,7 +221,7 @@ TYPED_TEST(SPPLayerTest, StochasticSamplesEvenInTest) {
     EXPECT_TRUE(std::find(x, x + plane, y) != x + plane)
         << "output " << nc << " = " << y << " is not an input element";
   }
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
   contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,
                                            this->top_vec_);
 }
@@ -231,8 +231,8 @@ TYPED_TEST(SPPLayerTest, BackwardReads) {
   for (auto pool : {SPPParameter_PoolMethod_MAX, SPPParameter_PoolMethod_AVE}) {
     for (int height : {1, 3}) {
       SPPLayer<Dtype> layer(this->Param(height, pool));
-      EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-      EXPECT_FALSE(layer.AllowsInPlace());
+      EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+      EXPECT_FALSE(layer.Memory().in_place);
       layer.SetUp(this->bottom_vec_, this->top_vec_);
       contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,
                                                this->top_vec_);

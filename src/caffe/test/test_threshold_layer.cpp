@@ -77,7 +77,7 @@ TYPED_TEST(ThresholdLayerTest, ForwardInPlace) {
   shared.CopyFrom(this->bottom_, false, true);
   vector<Blob<Dtype>*> v(1, &shared);
   ThresholdLayer<Dtype> inpl(this->Param(0.2f));
-  EXPECT_TRUE(inpl.AllowsInPlace());
+  EXPECT_TRUE(inpl.Memory().in_place);
   inpl.SetUp(v, v);
   inpl.Forward(v, v);
   for (int i = 0; i < shared.count(); ++i)
@@ -87,7 +87,7 @@ TYPED_TEST(ThresholdLayerTest, ForwardInPlace) {
 TYPED_TEST(ThresholdLayerTest, BackwardRefusesPropagateDown) {
   typedef TypeParam Dtype;
   ThresholdLayer<Dtype> layer(this->Param(0));
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   layer.Forward(this->bottom_vec_, this->top_vec_);
   caffe_set(this->bottom_.count(), Dtype(7), this->bottom_.mutable_cpu_diff());

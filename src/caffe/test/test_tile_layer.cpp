@@ -87,8 +87,8 @@ TYPED_TEST(TileLayerTest, BackwardSumsTiles) {
 TYPED_TEST(TileLayerTest, BackwardReads) {
   typedef TypeParam Dtype;
   TileLayer<Dtype> layer(this->Param(1, 3));
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
-  EXPECT_FALSE(layer.AllowsInPlace());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_FALSE(layer.Memory().in_place);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
   contract_test::CheckBackwardReads<Dtype>(&layer, this->bottom_vec_,
                                            this->top_vec_);

@@ -78,7 +78,7 @@ TYPED_TEST(WindowDataLayerTest, SamplesBackgroundThenForeground) {
   layer.SetUp(this->bottom_, this->top_);
   EXPECT_EQ((vector<int>{6, 3, 8, 8}), this->data_.shape());
   EXPECT_EQ((vector<int>{6}), this->label_.shape());
-  EXPECT_EQ(kReadsNothing, layer.BackwardReads());
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
   bool saw_class[3] = {false, false, false};
   for (int iter = 0; iter < 4; ++iter) {
     layer.Forward(this->bottom_, this->top_);

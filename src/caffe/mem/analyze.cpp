@@ -1,0 +1,217 @@
+#include "caffe/mem/analyze.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace caffe {
+namespace mem {
+
+namespace {
+
+const int kNever = std::numeric_limits<int>::max();
+
+// Read/write steps gathered for one buffer lifetime during the dry run.
+struct Uses {
+  int first_write = kNever;
+  int first_read = kNever;
+  int last_use = -1;
+  void Write(int step) {
+    first_write = std::min(first_write, step);
+    last_use = std::max(last_use, step);
+  }
+  void Read(int step) {
+    first_read = std::min(first_read, step);
+    last_use = std::max(last_use, step);
+  }
+  bool used() const { return last_use >= 0; }
+};
+
+// One use in the dry run; `again` marks a write by a recompute step.
+struct Use {
+  int step;
+  bool write;
+  bool again;
+};
+
+// Buffers by memory, in order of first registration, with their uses.
+class Groups {
+ public:
+  explicit Groups(const NetGraph& graph) : graph_(graph) {}
+
+  int OfBlob(int blob_id, bool is_diff) {
+    const GraphBlob& blob = graph_.blobs[blob_id];
+    const int m = is_diff ? blob.diff : blob.data;
+    auto it = index_.find(m);
+    if (it == index_.end()) {
+      Buffer b;
+      b.memory = m;
+      b.is_diff = is_diff;
+      b.name = blob.name + (is_diff ? "(diff)" : "");
+      it = index_.emplace(m, Add(b)).first;
+    }
+    std::vector<int>& ids = buffers_[it->second].blob_ids;
+    if (std::find(ids.begin(), ids.end(), blob_id) == ids.end())
+      ids.push_back(blob_id);
+    return it->second;
+  }
+  void AddKept(int layer_id) {
+    const GraphLayer& layer = graph_.layers[layer_id];
+    for (size_t k = 0; k < layer.kept.size(); ++k) {
+      if (index_.count(layer.kept[k])) continue;  // listed twice
+      Buffer b;
+      b.memory = layer.kept[k];
+      b.layer_id = layer_id;
+      b.kept_index = static_cast<int>(k);
+      b.name = layer.name + "/kept" + std::to_string(k);
+      index_.emplace(layer.kept[k], Add(b));
+    }
+  }
+  int OfMemory(int memory) const { return index_.at(memory); }
+  void Record(int group, int step, bool write, bool again) {
+    uses_[group].push_back({step, write, again});
+  }
+  std::vector<Buffer>& buffers() { return buffers_; }
+  const std::vector<Use>& uses(int group) const { return uses_[group]; }
+
+ private:
+  int Add(const Buffer& b) {
+    buffers_.push_back(b);
+    uses_.emplace_back();
+    return static_cast<int>(buffers_.size()) - 1;
+  }
+  const NetGraph& graph_;
+  std::map<int, int> index_;  // memory -> group
+  std::vector<Buffer> buffers_;
+  std::vector<std::vector<Use> > uses_;
+};
+
+void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
+            Groups* groups) {
+  for (size_t at = 0; at < schedule.size(); ++at) {
+    const int s = static_cast<int>(at);
+    const GraphLayer& layer = graph.layers[schedule[at].layer];
+    if (schedule[at].kind == Step::kBackward) {
+      if (graph.forward_only || !layer.need_backward) continue;
+      const int reads = layer.backward_reads;
+      for (size_t k = 0; k < layer.bottoms.size(); ++k) {
+        if (reads & 1)  // kReadsBottomData
+          groups->Record(groups->OfBlob(layer.bottoms[k], false), s, false,
+                         false);
+        if (layer.bottom_need_backward[k])
+          groups->Record(groups->OfBlob(layer.bottoms[k], true), s, true,
+                         false);
+      }
+      for (int id : layer.tops) {
+        if (reads & 2)  // kReadsTopData
+          groups->Record(groups->OfBlob(id, false), s, false, false);
+        groups->Record(groups->OfBlob(id, true), s, false, false);
+      }
+      for (int m : layer.kept)
+        groups->Record(groups->OfMemory(m), s, false, false);
+      continue;
+    }
+    const bool again = schedule[at].kind == Step::kRecompute;
+    for (int id : layer.bottoms)
+      groups->Record(groups->OfBlob(id, false), s, false, false);
+    // A view of a bottom is not a write: running it again must not start a
+    // second lifetime of memory it does not fill.
+    for (size_t k = 0; k < layer.tops.size(); ++k)
+      groups->Record(groups->OfBlob(layer.tops[k], false), s, true,
+                     again && !layer.top_is_view[k]);
+    for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, true, again);
+  }
+}
+
+// Why each blob may not share memory (first reason wins), or "".
+std::vector<std::string> BlobPins(const NetGraph& graph,
+                                  const AnalyzeOptions& options) {
+  std::vector<std::string> pin(graph.blobs.size());
+  for (size_t id = 0; id < graph.blobs.size(); ++id) {
+    pin[id] = graph.blobs[id].pin;
+    if (!pin[id].empty()) continue;
+    if (std::find(options.exclude_blob.begin(), options.exclude_blob.end(),
+                  graph.blobs[id].name) != options.exclude_blob.end())
+      pin[id] = "exclude_blob";
+    else if (options.kept_blobs.count(static_cast<int>(id)))
+      pin[id] = "kept by the caller";
+  }
+  return pin;
+}
+
+}  // namespace
+
+Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
+                 const AnalyzeOptions& options) {
+  Groups groups(graph);
+  for (int i = 0; i < graph.num_layers(); ++i) groups.AddKept(i);
+  DryRun(graph, schedule, &groups);
+  const std::vector<std::string> blob_pin = BlobPins(graph, options);
+
+  Analysis out;
+  for (size_t g = 0; g < groups.buffers().size(); ++g) {
+    Buffer buf = groups.buffers()[g];
+    for (int id : buf.blob_ids) {
+      if (!blob_pin[id].empty()) {
+        buf.pinned = true;
+        buf.pin_reason = blob_pin[id];
+        break;
+      }
+    }
+    const std::vector<Use>& uses = groups.uses(static_cast<int>(g));
+    // A second lifetime starts at the first recompute write; uses are in
+    // step order already.
+    int again_from = kNever;
+    for (const Use& u : uses)
+      if (u.again) again_from = std::min(again_from, u.step);
+    Uses life[2];
+    for (const Use& u : uses) {
+      Uses& l = life[(!buf.pinned && u.step >= again_from) ? 1 : 0];
+      if (u.write) {
+        l.Write(u.step);
+      } else {
+        l.Read(u.step);
+      }
+    }
+    const Uses& u = life[0];
+    if (!buf.pinned && u.used() && u.first_read <= u.first_write) {
+      buf.pinned = true;
+      buf.pin_reason = "read before written";  // keeps its zero fill
+    }
+    if (!buf.pinned && buf.is_diff && !options.share_diff) {
+      buf.pinned = true;
+      buf.pin_reason = "share_diff: false";
+    }
+    if (!u.used() && !life[1].used() && !buf.pinned) {
+      buf.pinned = true;
+      buf.pin_reason = "never used";
+    }
+    if (buf.pinned && life[1].used()) {
+      // Pinned memory keeps one place: merge the lifetimes.
+      life[0].Write(life[1].first_write);
+      life[0].Read(life[1].last_use);
+      life[1] = Uses();
+    }
+    for (int l = 0; l < 2; ++l) {
+      if (l == 1 && !life[1].used()) break;
+      const Uses& v = life[l];
+      Buffer entry = buf;
+      entry.lifetime = l;
+      if (l == 1) entry.name += "@recompute";
+      BufferRequest r;
+      r.name = entry.name;
+      r.bytes = graph.memories[buf.memory].bytes;
+      r.first_step = v.used() ? std::min(v.first_write, v.first_read) : 0;
+      r.last_step = v.used() ? v.last_use : 0;
+      // Untouched memory is never allocated (SyncedMemory is lazy): plan it
+      // as pinned with no bytes in the shared arena.
+      r.shareable = !buf.pinned && v.used();
+      out.buffers.push_back(entry);
+      out.requests.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace mem
+}  // namespace caffe

@@ -1,0 +1,182 @@
+#include "caffe/mem/binder.hpp"
+
+#include <map>
+#include <set>
+
+namespace caffe {
+namespace mem {
+
+Binder::Binder(MemoryResource* resource)
+    : resource_(resource), pool_(resource) {}
+
+void Binder::Bind(const Binding& binding) {
+  b_ = binding;
+  const size_t n = b_.requests.size();
+  CAFFE_INTERNAL_CHECK(b_.memory.size() == n && b_.lifetime.size() == n &&
+                       b_.kept.size() == n && b_.plan.placements.size() == n &&
+                       b_.notes.note.size() == n)
+      << "binding with mismatched lists";
+  // The old arena or pool lives on in the memories' keepers until each
+  // memory is pointed elsewhere.
+  slots_.clear();
+  arena_bytes_ = 0;
+  pool_.Clear();
+  born_at_.assign(b_.num_steps, std::vector<int>());
+  dying_at_.assign(b_.num_steps, std::vector<int>());
+  repoint_at_.assign(b_.num_steps, std::vector<int>());
+  address_.assign(n, nullptr);
+  keeper_.assign(n, nullptr);
+  overlaps_.assign(n, std::vector<int>());
+  detached_.assign(n, false);
+  detached_bytes_ = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const BufferRequest& r = b_.requests[i];
+    if (!r.shareable || r.bytes == 0) continue;
+    CAFFE_INTERNAL_CHECK(r.first_step >= 0 && r.first_step < b_.num_steps)
+        << "request '" << r.name << "' starts outside the schedule";
+    born_at_[r.first_step].push_back(static_cast<int>(i));
+    if (r.last_step < b_.num_steps)
+      dying_at_[r.last_step].push_back(static_cast<int>(i));
+  }
+  if (!b_.dynamic) BindStatic();
+  ReleaseUnplaced();
+  // Nothing has computed a shared buffer in its new place yet (DYNAMIC: it
+  // may still point into the old pool, at bytes of another size).
+  for (size_t i = 0; i < n; ++i)
+    if (b_.requests[i].shareable && b_.requests[i].bytes > 0 &&
+        b_.lifetime[i] == 0 && marks_)
+      b_.memory[i]->MarkNotReadable(b_.notes.note[i], b_.notes.not_computed);
+}
+
+void Binder::BindStatic() {
+  // Only slots holding shared buffers are allocated; pinned buffers keep
+  // their own (lazily allocated) SyncedMemory.
+  const std::vector<size_t>& slot_bytes = b_.plan.slot_bytes;
+  std::vector<bool> slot_used(slot_bytes.size(), false);
+  for (size_t i = 0; i < b_.requests.size(); ++i)
+    if (b_.requests[i].shareable)
+      slot_used[b_.plan.placements[i].slot] = true;
+  slots_.resize(slot_bytes.size());
+  for (size_t s = 0; s < slot_bytes.size(); ++s) {
+    if (!slot_used[s] || slot_bytes[s] == 0) continue;
+    slots_[s] = Shared(resource_, slot_bytes[s]);
+    arena_bytes_ += slot_bytes[s];
+  }
+  std::set<SyncedMemory*> two_lives;
+  for (size_t i = 0; i < b_.requests.size(); ++i)
+    if (b_.lifetime[i] == 1) two_lives.insert(b_.memory[i]);
+  for (size_t i = 0; i < b_.requests.size(); ++i) {
+    const BufferRequest& r = b_.requests[i];
+    if (!r.shareable || r.bytes == 0) continue;
+    const Placement& pl = b_.plan.placements[i];
+    address_[i] = slots_[pl.slot].get() + pl.offset;
+    keeper_[i] = slots_[pl.slot];
+    // A buffer with a recomputed lifetime moves between its two places.
+    if (two_lives.count(b_.memory[i]))
+      repoint_at_[r.first_step].push_back(static_cast<int>(i));
+    if (b_.lifetime[i] == 0)
+      b_.memory[i]->set_cpu_data(address_[i], keeper_[i]);
+  }
+  // The guard's query wants buffers identified by memory.
+  std::vector<Buffer> by_memory(b_.requests.size());
+  std::map<SyncedMemory*, int> id;
+  for (size_t i = 0; i < b_.requests.size(); ++i)
+    by_memory[i].memory =
+        id.emplace(b_.memory[i], static_cast<int>(id.size())).first->second;
+  overlaps_ = OverlapsInPlan(by_memory, b_.requests, b_.plan);
+}
+
+void Binder::ReleaseUnplaced() {
+  // A memory an earlier binding (or a detach) placed that this plan does
+  // not share -- newly pinned by KeepBlobs, say -- must not keep pointing
+  // into the old arena, where other such buffers may overlap it.  Bytes
+  // with a keeper are ones a binder placed.
+  std::set<SyncedMemory*> shared;
+  for (size_t i = 0; i < b_.requests.size(); ++i)
+    if (b_.requests[i].shareable && b_.requests[i].bytes > 0)
+      shared.insert(b_.memory[i]);
+  auto release = [&](SyncedMemory* m) {
+    if (m && m->cpu_keeper() && !shared.count(m)) m->release_cpu_data();
+  };
+  for (SyncedMemory* m : b_.all_memories) release(m);
+  for (SyncedMemory* m : b_.memory) release(m);
+}
+
+void Binder::Mark(int r, const char* place,
+                  const std::shared_ptr<const std::string>& cause) {
+  if (!marks_ || detached_[r]) return;
+  SyncedMemory* m = b_.memory[r];
+  if (m->cpu_ptr() == place) m->MarkNotReadable(b_.notes.note[r], cause);
+}
+
+void Binder::Poison(int r) {
+  const size_t count = b_.requests[r].bytes / b_.element_bytes;
+  resource_->FillNaN(b_.memory[r]->mutable_cpu_data(), count,
+                     b_.element_bytes);
+  Mark(r, address_[r], b_.notes.poisoned);
+}
+
+void Binder::BeforeStep(int step) {
+  if (step < 0 || step >= b_.num_steps) return;
+  if (!b_.dynamic) {
+    for (int r : repoint_at_[step]) {
+      if (detached_[r]) continue;
+      b_.memory[r]->set_cpu_data(address_[r], keeper_[r]);
+      Mark(r, address_[r], b_.notes.not_computed);
+    }
+    // Whatever shares bytes with a buffer starting now is overwritten.
+    for (int r : born_at_[step]) {
+      if (detached_[r]) continue;
+      for (int j : overlaps_[r]) Mark(j, address_[j], b_.notes.reuse_cause[r]);
+    }
+    return;
+  }
+  for (int r : born_at_[step]) {
+    // A partial pass may repeat a step.
+    if (detached_[r] || pool_.Holds(r)) continue;
+    int previous = -1;
+    std::shared_ptr<char> block =
+        pool_.Take(b_.requests[r].bytes, r, &previous);
+    // The block's last holder is marked if it still points at it (it may
+    // have been given another block since).
+    if (previous >= 0) Mark(previous, block.get(), b_.notes.reuse_cause[r]);
+    address_[r] = block.get();
+    keeper_[r] = block;
+    b_.memory[r]->set_cpu_data(block.get(), block);
+    Mark(r, address_[r], b_.notes.not_computed);
+  }
+}
+
+void Binder::AfterStep(int step) {
+  if (step < 0 || step >= b_.num_steps) return;
+  if (b_.check)
+    for (int r : dying_at_[step])
+      if (!b_.kept[r] && !detached_[r]) Poison(r);
+  if (!b_.dynamic) return;
+  for (int r : dying_at_[step]) pool_.Give(r);
+}
+
+void Binder::Detach(SyncedMemory* memory) {
+  // Every lifetime of this memory leaves the plan: nothing marks, moves,
+  // poisons or pools it any more.  Its live value, if readable, is kept.
+  int first = -1;
+  for (size_t i = 0; i < b_.requests.size(); ++i) {
+    if (b_.memory[i] != memory || !b_.requests[i].shareable ||
+        b_.requests[i].bytes == 0 || detached_[i])
+      continue;
+    if (first < 0) first = static_cast<int>(i);
+    detached_[i] = true;
+    if (b_.dynamic) pool_.Give(static_cast<int>(i));  // the memory keeps it
+  }
+  if (first < 0) return;  // pinned, or detached already
+  const bool readable = memory->readable() && memory->cpu_ptr() != nullptr;
+  std::shared_ptr<char> own = Shared(resource_, memory->size());
+  if (readable) resource_->Copy(own.get(), memory->cpu_ptr(), memory->size());
+  memory->set_cpu_data(own.get(), own);
+  if (!readable && marks_)
+    memory->MarkNotReadable(b_.notes.note[first], b_.notes.not_computed);
+  detached_bytes_ += AlignUp(memory->size());
+}
+
+}  // namespace mem
+}  // namespace caffe

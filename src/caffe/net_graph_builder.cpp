@@ -1,0 +1,132 @@
+#include "caffe/net_graph_builder.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "caffe/net.hpp"
+
+namespace caffe {
+
+namespace {
+
+template <typename Dtype>
+class MemoryIndex {
+ public:
+  explicit MemoryIndex(mem::NetGraph* graph) : graph_(graph) {}
+  int Of(SyncedMemory* m) {
+    auto it = index_.find(m);
+    if (it != index_.end()) return it->second;
+    mem::GraphMemory gm;
+    gm.memory = m;
+    gm.bytes = m ? m->size() : 0;
+    graph_->memories.push_back(gm);
+    const int id = static_cast<int>(graph_->memories.size()) - 1;
+    index_.emplace(m, id);
+    return id;
+  }
+
+ private:
+  mem::NetGraph* graph_;
+  std::map<SyncedMemory*, int> index_;
+};
+
+template <typename Dtype>
+double ForwardCostOf(Layer<Dtype>& layer, const Blob<Dtype>& top) {
+  // Multiply-adds per output for layers with weights (convolution, inner
+  // product), one per output otherwise.
+  double per_output = 1;
+  if (!layer.blobs().empty() && top.num_axes() > 1 && top.shape(1) > 0)
+    per_output = std::max(
+        1.0, static_cast<double>(layer.blobs()[0]->count()) / top.shape(1));
+  return top.count() * per_output;
+}
+
+}  // namespace
+
+template <typename Dtype>
+mem::NetGraph NetGraphSource<Dtype>::Graph() const {
+  const Net<Dtype>& net = *net_;
+  mem::NetGraph g;
+  g.net_name = net.name();
+  g.train = net.phase() == TRAIN;
+  g.forward_only = net.phase() == TEST && !net.force_backward();
+  g.element_bytes = sizeof(Dtype);
+  MemoryIndex<Dtype> index(&g);
+  const int num_layers = static_cast<int>(net.layers().size());
+  for (size_t id = 0; id < net.blobs().size(); ++id) {
+    const Blob<Dtype>& blob = *net.blobs()[id];
+    mem::GraphBlob b;
+    b.name = net.blob_names()[id];
+    b.data = index.Of(blob.data().get());
+    b.diff = index.Of(blob.diff().get());
+    b.count_bytes = static_cast<size_t>(blob.count()) * sizeof(Dtype);
+    g.blobs.push_back(b);
+  }
+  auto pin = [&g](int id, const char* why) {
+    if (g.blobs[id].pin.empty()) g.blobs[id].pin = why;
+  };
+  for (int id : net.input_blob_indices()) pin(id, "net input");
+  for (int id : net.output_blob_indices()) pin(id, "net output");
+  for (int i = 0; i < num_layers; ++i)
+    if (net.bottom_ids(i).empty())
+      for (int id : net.top_ids(i)) pin(id, "data layer top");
+  for (size_t id = 0; id < net.blobs().size(); ++id)
+    if (net.blob_loss_weights().size() > id &&
+        net.blob_loss_weights()[id] != Dtype(0))
+      pin(static_cast<int>(id), "loss");
+
+  for (int i = 0; i < num_layers; ++i) {
+    Layer<Dtype>& layer = *net.layers()[i];
+    mem::GraphLayer l;
+    l.name = net.layer_names()[i];
+    l.bottoms = net.bottom_ids(i);
+    l.tops = net.top_ids(i);
+    l.bottom_need_backward = net.bottom_need_backward()[i];
+    l.need_backward = net.layer_need_backward()[i];
+    const MemoryContract contract = layer.Memory();
+    l.backward_reads = contract.backward_reads;
+    l.may_run_twice = contract.may_run_twice;
+    for (size_t k = 0; k < l.tops.size(); ++k) {
+      const Blob<Dtype>* top = net.top_vecs()[i][k];
+      bool in_place = false, shares = false;
+      for (const Blob<Dtype>* bottom : net.bottom_vecs()[i]) {
+        in_place = in_place || bottom == top;
+        shares = shares || bottom->data() == top->data();
+      }
+      const bool view = shares && !in_place;
+      CAFFE_INTERNAL_CHECK(!view || contract.top_views_bottom)
+          << "layer '" << l.name << "' (type " << layer.type()
+          << ") made top " << k << " view a bottom's memory without "
+          << "declaring it (MemoryContract::top_views_bottom)";
+      l.top_in_place.push_back(in_place);
+      l.top_is_view.push_back(view);
+      if (!view) l.forward_cost += ForwardCostOf(layer, *top);
+    }
+    vector<SyncedMemory*> kept;
+    layer.KeptMemory(&kept);
+    for (SyncedMemory* m : kept) l.kept.push_back(index.Of(m));
+    g.layers.push_back(l);
+  }
+  return g;
+}
+
+template <typename Dtype>
+mem::MemorySignature NetGraphSource<Dtype>::Signature() const {
+  mem::MemorySignature s;
+  for (const auto& blob : net_->blobs()) {
+    for (const shared_ptr<SyncedMemory>& m : {blob->data(), blob->diff()})
+      s.entries.emplace_back(m.get(), m ? m->size() : 0);
+  }
+  vector<SyncedMemory*> kept;
+  for (const auto& layer : net_->layers()) {
+    kept.clear();
+    layer->KeptMemory(&kept);
+    for (SyncedMemory* m : kept) s.entries.emplace_back(m, m->size());
+    s.entries.emplace_back(nullptr, 0);  // ends a layer's list
+  }
+  return s;
+}
+
+INSTANTIATE_CLASS(NetGraphSource);
+
+}  // namespace caffe
