@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
-#include "caffe/mem/report.hpp"
+#include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
 #include "caffe/python_layer.hpp"
 #endif

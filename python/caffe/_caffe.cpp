@@ -30,7 +30,7 @@
 
 #include "caffe/caffe.hpp"
 #include "caffe/layers/memory_data_layer.hpp"
-#include "caffe/mem/report.hpp"
+#include "caffe/util/mem_report.hpp"
 #include "caffe/pyblob.hpp"
 #include "caffe/python_layer.hpp"
 #include "caffe/sgd_solvers.hpp"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
-#include "caffe/mem/report.hpp"
+#include "caffe/util/mem_report.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/test/model_zoo_util.hpp"
 

@@ -1,4 +1,4 @@
-// report.hpp: what `caffe mem` shows about a net's memory plan.
+// mem_report.hpp: what `caffe mem` shows about a net's memory plan.
 //
 // Contract: BuildMemoryReport builds the net described by `param` for
 // `phase` (with mem_param forced on at `level`, whatever the prototxt says
@@ -8,8 +8,10 @@
 // draws the plan: each buffer is a rectangle spanning its lifetime (x, one
 // column per forward or backward step) at its place in memory (y), with
 // the lower bound and the live bytes per step as lines.
-#ifndef CAFFE_MEM_REPORT_HPP_
-#define CAFFE_MEM_REPORT_HPP_
+// It builds nets, so it lives beside the tools, outside the memory engine
+// (src/caffe/mem never includes net.hpp: no cycle between Net and it).
+#ifndef CAFFE_UTIL_MEM_REPORT_HPP_
+#define CAFFE_UTIL_MEM_REPORT_HPP_
 
 #include <string>
 #include <vector>
@@ -58,4 +60,4 @@ std::string RenderMemorySvg(const MemoryReport& report);
 
 }  // namespace caffe
 
-#endif  // CAFFE_MEM_REPORT_HPP_
+#endif  // CAFFE_UTIL_MEM_REPORT_HPP_

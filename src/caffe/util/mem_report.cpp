@@ -1,4 +1,4 @@
-#include "caffe/mem/report.hpp"
+#include "caffe/util/mem_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
