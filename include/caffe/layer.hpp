@@ -28,6 +28,7 @@
 #include "caffe/common.hpp"
 #include "caffe/layer_factory.hpp"
 #include "caffe/proto/caffe.pb.h"
+#include "caffe/util/blob_math.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -205,9 +206,9 @@ inline Dtype Layer<Dtype>::Forward(const vector<Blob<Dtype>*>& bottom,
   }
   for (size_t top_id = 0; top_id < top.size(); ++top_id) {
     if (!this->loss(top_id)) continue;
-    const int count = top[top_id]->count();
-    loss += caffe_cpu_dot(count, top[top_id]->cpu_data(),
-                          top[top_id]->cpu_diff());
+    // Device-neutral: the diff holds the loss weight (SetLossWeights).
+    loss += blob_math::Dot(blob_math::Data(top[top_id]),
+                           blob_math::Diff(top[top_id]));
   }
   return loss;
 }

@@ -3,6 +3,7 @@
 #include <climits>
 #include <type_traits>
 
+#include "caffe/util/blob_math.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -201,7 +202,8 @@ template <typename Dtype>
 void Blob<Dtype>::Update() {
   if (!data_ || data_->head() == SyncedMemory::UNINITIALIZED) return;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    caffe_axpy<Dtype>(count_, Dtype(-1), cpu_diff(), mutable_cpu_data());
+    // Device-neutral: runs where the blob's memory lives.
+    blob_math::Axpy(Dtype(-1), blob_math::Diff(this), blob_math::Data(this));
   } else {
     CAFFE_THROW() << "Update is only defined for float and double blobs";
   }

@@ -8,6 +8,7 @@
 
 #include "caffe/layer_factory.hpp"
 #include "caffe/mem/mem_param_check.hpp"
+#include "caffe/util/blob_math.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
@@ -985,7 +986,7 @@ void Net<Dtype>::Update() {
 template <typename Dtype>
 void Net<Dtype>::ClearParamDiffs() {
   for (Blob<Dtype>* blob : learnable_params_)
-    caffe_set(blob->count(), static_cast<Dtype>(0), blob->mutable_cpu_diff());
+    blob_math::Set(Dtype(0), blob_math::Diff(blob));
 }
 
 template <typename Dtype>

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "caffe/sgd_solvers.hpp"
+#include "caffe/util/blob_math.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/upgrade_proto.hpp"
@@ -101,7 +102,7 @@ void SGDSolver<Dtype>::Normalize(int param_id) {
   if (this->param_.iter_size() == 1) return;
   Blob<Dtype>* p = this->net_->learnable_params()[param_id];
   const Dtype accum_normalization = Dtype(1) / this->param_.iter_size();
-  caffe_scal(p->count(), accum_normalization, p->mutable_cpu_diff());
+  blob_math::Scal(accum_normalization, blob_math::Diff(p));
 }
 
 template <typename Dtype>
@@ -113,11 +114,11 @@ void SGDSolver<Dtype>::Regularize(int param_id) {
       weight_decay * this->net_->params_weight_decay()[param_id];
   if (!local_decay) return;
   if (regularization_type == "L2") {
-    caffe_axpy(p->count(), local_decay, p->cpu_data(), p->mutable_cpu_diff());
+    blob_math::Axpy(local_decay, blob_math::Data(p), blob_math::Diff(p));
   } else if (regularization_type == "L1") {
-    caffe_cpu_sign(p->count(), p->cpu_data(), temp_[param_id]->mutable_cpu_data());
-    caffe_axpy(p->count(), local_decay, temp_[param_id]->cpu_data(),
-               p->mutable_cpu_diff());
+    Blob<Dtype>* sign = temp_[param_id].get();
+    blob_math::Sign(blob_math::Data(p), blob_math::Data(sign));
+    blob_math::Axpy(local_decay, blob_math::Data(sign), blob_math::Diff(p));
   } else {
     CAFFE_THROW() << "Unknown regularization type: \"" << regularization_type
                   << "\" (known: L1, L2)";
@@ -129,9 +130,10 @@ void SGDSolver<Dtype>::ComputeUpdateValue(int param_id, Dtype rate) {
   Blob<Dtype>* p = this->net_->learnable_params()[param_id];
   const Dtype momentum = this->param_.momentum();
   const Dtype local_rate = rate * this->net_->params_lr()[param_id];
-  caffe_cpu_axpby(p->count(), local_rate, p->cpu_diff(), momentum,
-                  history_[param_id]->mutable_cpu_data());
-  caffe_copy(p->count(), history_[param_id]->cpu_data(), p->mutable_cpu_diff());
+  Blob<Dtype>* history = history_[param_id].get();
+  blob_math::Axpby(local_rate, blob_math::Diff(p), momentum,
+                   blob_math::Data(history));
+  blob_math::Copy(blob_math::Data(history), blob_math::Diff(p));
 }
 
 template <typename Dtype>
