@@ -147,7 +147,15 @@ class Caffe {
   static Caffe& Get();
 
   static Brew mode() { return Get().mode_; }
-  static void set_mode(Brew mode) { Get().mode_ = mode; }
+  // GPU mode is refused (caffe::Error) in a build without a GPU back end:
+  // layers would otherwise fall back to their CPU code silently, outside
+  // any plan.
+  static void set_mode(Brew mode) {
+    if (mode == GPU) {
+      NO_GPU << " Caffe::set_mode(Caffe::GPU) refused; the mode stays CPU.";
+    }
+    Get().mode_ = mode;
+  }
   // Seeds the random generator used by fillers, dropout and shuffling.
   static void set_random_seed(unsigned int seed);
   static void SetDevice(int device_id);

@@ -149,6 +149,8 @@ class Net {
   // layer i at step i and its backward at step 2L-1-i without one.
   int ForwardStepOf(int layer_id) const;
   int BackwardStepOf(int layer_id) const;
+  // The step (layer and kind) at index `step` of that schedule.
+  mem::Step StepAt(int step) const;
   // Empty when blob_name's data (diff, with diff true) may be read now;
   // otherwise the error reading it throws (BlobNotReadable), naming the
   // buffer that reuses its memory and the fix.

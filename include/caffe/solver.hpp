@@ -8,7 +8,9 @@
 // ApplyUpdate().  random_seed >= 0 makes a run bit-identical on CPU.
 // Snapshots are written atomically; Restore() resumes from a .solverstate
 // (binary) or .solverstate.h5 (HDF5).  Subclasses implement ApplyUpdate and
-// the state (history) they snapshot.
+// the state (history) they snapshot.  A non-finite training loss is traced
+// to the first layer that produced a non-finite value and, by default,
+// stops training (SolverParameter.non_finite_loss).
 #ifndef CAFFE_SOLVER_HPP_
 #define CAFFE_SOLVER_HPP_
 
@@ -72,6 +74,10 @@ class Solver {
   virtual void RestoreSolverStateFromBinaryProto(const string& state_file) = 0;
   void DisplayOutputBlobs(const int net_id);
   void UpdateSmoothedLoss(Dtype loss, int start_iter, int average_loss);
+  // A NaN or infinite loss: names its first non-finite layer output or
+  // gradient (util/non_finite_scan.hpp), then stops with caffe::Error or,
+  // with non_finite_loss: WARN, logs it.
+  void ReportNonFiniteLoss(Dtype loss);
   void CheckSnapshotWritePermissions();
 
   SolverParameter param_;

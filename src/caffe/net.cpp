@@ -532,6 +532,16 @@ int Net<Dtype>::BackwardStepOf(int layer_id) const {
 }
 
 template <typename Dtype>
+mem::Step Net<Dtype>::StepAt(int step) const {
+  if (memory_) return memory_->schedule().at(step);
+  const int num_layers = static_cast<int>(layers_.size());
+  mem::Step s;
+  s.kind = step < num_layers ? mem::Step::kForward : mem::Step::kBackward;
+  s.layer = step < num_layers ? step : 2 * num_layers - 1 - step;
+  return s;
+}
+
+template <typename Dtype>
 void Net<Dtype>::BeforeStep(int step) {
   for (StepHook* hook : hooks_) hook->BeforeStep(step);
 }

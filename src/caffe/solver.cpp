@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "caffe/util/io.hpp"
+#include "caffe/util/non_finite_scan.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
 namespace caffe {
@@ -179,6 +182,7 @@ void Solver<Dtype>::Step(int iters) {
     Dtype loss = 0;
     for (int i = 0; i < param_.iter_size(); ++i) loss += net_->ForwardBackward();
     loss /= param_.iter_size();
+    if (!std::isfinite(loss)) ReportNonFiniteLoss(loss);
     UpdateSmoothedLoss(loss, start_iter, average_loss);
     ++iters_since_display;
     if (display) {
@@ -205,6 +209,19 @@ void Solver<Dtype>::Step(int iters) {
       break;
     }
   }
+}
+
+template <typename Dtype>
+void Solver<Dtype>::ReportNonFiniteLoss(Dtype loss) {
+  std::ostringstream message;
+  message << "Iteration " << iter_ << ": the training loss is " << loss
+          << "; " << FindNonFiniteSource(net_.get());
+  if (param_.non_finite_loss() == SolverParameter_NonFiniteLoss_WARN) {
+    LOG(WARNING) << message.str();
+    return;
+  }
+  throw Error(message.str() + ". Training stopped (solver option "
+              "non_finite_loss: WARN logs this and goes on).");
 }
 
 template <typename Dtype>

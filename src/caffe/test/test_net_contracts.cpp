@@ -94,6 +94,13 @@ TEST(NetContractsTest, AnUndeclaredViewIsAnInternalError) {
   }
 }
 
+TEST(NetContractsTest, GpuModeIsRefusedWithoutAGpuBackEnd) {
+  // Layers fall back to CPU code only as a planned step of a GPU build;
+  // this build has none, so the mode cannot be chosen at all.
+  EXPECT_THROW(Caffe::set_mode(Caffe::GPU), Error);
+  EXPECT_EQ(Caffe::mode(), Caffe::CPU);
+}
+
 // Records what the net calls.
 class Recorder : public StepHook {
  public:
