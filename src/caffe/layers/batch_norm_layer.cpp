@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "caffe/layers/batch_norm_layer.hpp"
+#include "caffe/util/elementwise.hpp"
 
 namespace caffe {
 
@@ -83,6 +84,106 @@ void BatchNormLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+namespace {
+
+// Channel c: mean and (biased) variance over every image and position, in
+// (n, s) order, accumulated in double.
+template <typename Dtype>
+struct BatchNormStats {
+  const Dtype* x;
+  Dtype* mean;
+  Dtype* var;
+  int num, channels, spatial;
+  CAFFE_KERNEL void operator()(long c) const {
+    const double per_channel = static_cast<double>(num) * spatial;
+    double sum = 0;
+    for (int n = 0; n < num; ++n) {
+      const Dtype* p = x + (static_cast<long>(n) * channels + c) * spatial;
+      for (int s = 0; s < spatial; ++s) sum += p[s];
+    }
+    mean[c] = static_cast<Dtype>(sum / per_channel);
+    double sq = 0;
+    for (int n = 0; n < num; ++n) {
+      const Dtype* p = x + (static_cast<long>(n) * channels + c) * spatial;
+      for (int s = 0; s < spatial; ++s) {
+        const double d = static_cast<double>(p[s]) - mean[c];
+        sq += d * d;
+      }
+    }
+    var[c] = static_cast<Dtype>(sq / per_channel);
+  }
+};
+
+// Plane (n, c): y = (x - mean[c]) / sd[c], also into `kept` when given.
+template <typename Dtype>
+struct BatchNormNormalize {
+  const Dtype* x;
+  const Dtype* mean;
+  const Dtype* sd;
+  Dtype* y;
+  Dtype* kept;
+  int channels, spatial;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long off = p * spatial;
+    const int c = static_cast<int>(p % channels);
+    for (int s = 0; s < spatial; ++s) {
+      const Dtype v = (x[off + s] - mean[c]) / sd[c];
+      y[off + s] = v;
+      if (kept) kept[off + s] = v;
+    }
+  }
+};
+
+// Channel c: the means of dy and dy * y, accumulated in double.
+template <typename Dtype>
+struct BatchNormGradientMeans {
+  const Dtype* dy;
+  const Dtype* y;
+  Dtype* mean_dy;
+  Dtype* mean_dyy;
+  int num, channels, spatial;
+  CAFFE_KERNEL void operator()(long c) const {
+    const double per_channel = static_cast<double>(num) * spatial;
+    double sum_dy = 0, sum_dyy = 0;
+    for (int n = 0; n < num; ++n) {
+      const long off = (static_cast<long>(n) * channels + c) * spatial;
+      for (int s = 0; s < spatial; ++s) {
+        sum_dy += dy[off + s];
+        sum_dyy += static_cast<double>(dy[off + s]) * y[off + s];
+      }
+    }
+    mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
+    mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
+  }
+};
+
+// Plane (n, c): dx = (dy - mean_dy - mean_dyy * y) / sd, or dy / sd when
+// the statistics are constants (no means given).  dx may alias dy.
+template <typename Dtype>
+struct BatchNormBackward {
+  const Dtype* dy;
+  const Dtype* y;
+  const Dtype* sd;
+  const Dtype* mean_dy;
+  const Dtype* mean_dyy;
+  Dtype* dx;
+  int channels, spatial;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long off = p * spatial;
+    const int c = static_cast<int>(p % channels);
+    if (!mean_dy) {
+      for (int s = 0; s < spatial; ++s) dx[off + s] = dy[off + s] / sd[c];
+      return;
+    }
+    for (int s = 0; s < spatial; ++s) {
+      const long i = off + s;
+      dx[i] = (dy[i] - mean_dy[c] - mean_dyy[c] * y[i]) / sd[c];
+    }
+  }
+};
+
+}  // namespace
+
 template <typename Dtype>
 void BatchNormLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                         const vector<Blob<Dtype>*>& top) {
@@ -103,23 +204,8 @@ void BatchNormLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
       sd[c] = factor * var_sum[c];
     }
   } else {
-    for (int c = 0; c < channels_; ++c) {
-      double sum = 0;
-      for (int n = 0; n < num; ++n) {
-        const Dtype* p = x + (n * channels_ + c) * spatial;
-        for (int s = 0; s < spatial; ++s) sum += p[s];
-      }
-      mean[c] = static_cast<Dtype>(sum / per_channel);
-      double sq = 0;
-      for (int n = 0; n < num; ++n) {
-        const Dtype* p = x + (n * channels_ + c) * spatial;
-        for (int s = 0; s < spatial; ++s) {
-          const double d = static_cast<double>(p[s]) - mean[c];
-          sq += d * d;
-        }
-      }
-      sd[c] = static_cast<Dtype>(sq / per_channel);
-    }
+    const BatchNormStats<Dtype> body{x, mean, sd, num, channels_, spatial};
+    ForEach(channels_, GrainFor(per_channel), body);
   }
   if (!use_global_stats_ && !this->recomputing_) {
     // Running statistics, before eps touches the variance; once per
@@ -139,18 +225,14 @@ void BatchNormLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   }
   for (int c = 0; c < channels_; ++c) sd[c] = std::sqrt(sd[c] + eps_);
 
-  // Element-wise from here, so in place is safe.
-  Dtype* y = top[0]->mutable_cpu_data();
-  for (int n = 0; n < num; ++n) {
-    for (int c = 0; c < channels_; ++c) {
-      const int off = (n * channels_ + c) * spatial;
-      for (int s = 0; s < spatial; ++s)
-        y[off + s] = (x[off + s] - mean[c]) / sd[c];
-    }
-  }
-  // A later in-place layer may overwrite the top; backward needs it.
-  if (!use_global_stats_)
-    caffe_copy(top[0]->count(), y, x_norm_.mutable_cpu_data());
+  // Element-wise from here, so in place is safe.  A later in-place layer
+  // may overwrite the top; backward needs it, so it is kept in x_norm_ in
+  // the same pass.
+  const BatchNormNormalize<Dtype> body{
+      x, mean, sd, top[0]->mutable_cpu_data(),
+      use_global_stats_ ? nullptr : x_norm_.mutable_cpu_data(), channels_,
+      spatial};
+  ForEach(static_cast<long>(num) * channels_, GrainFor(spatial), body);
 }
 
 template <typename Dtype>
@@ -166,12 +248,9 @@ void BatchNormLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
 
   if (use_global_stats_) {
     // The statistics are constants: y is affine in x.
-    for (int n = 0; n < num; ++n) {
-      for (int c = 0; c < channels_; ++c) {
-        const int off = (n * channels_ + c) * spatial;
-        for (int s = 0; s < spatial; ++s) dx[off + s] = dy[off + s] / sd[c];
-      }
-    }
+    const BatchNormBackward<Dtype> body{dy, nullptr, sd, nullptr, nullptr,
+                                        dx, channels_, spatial};
+    ForEach(static_cast<long>(num) * channels_, GrainFor(spatial), body);
     return;
   }
   // dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps), with the
@@ -180,27 +259,14 @@ void BatchNormLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   const Dtype* y = x_norm_.cpu_data();
   const int per_channel = num * spatial;
   vector<Dtype> mean_dy(channels_), mean_dyy(channels_);
-  for (int c = 0; c < channels_; ++c) {
-    double sum_dy = 0, sum_dyy = 0;
-    for (int n = 0; n < num; ++n) {
-      const int off = (n * channels_ + c) * spatial;
-      for (int s = 0; s < spatial; ++s) {
-        sum_dy += dy[off + s];
-        sum_dyy += static_cast<double>(dy[off + s]) * y[off + s];
-      }
-    }
-    mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
-    mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
-  }
-  for (int n = 0; n < num; ++n) {
-    for (int c = 0; c < channels_; ++c) {
-      const int off = (n * channels_ + c) * spatial;
-      for (int s = 0; s < spatial; ++s) {
-        const int i = off + s;
-        dx[i] = (dy[i] - mean_dy[c] - mean_dyy[c] * y[i]) / sd[c];
-      }
-    }
-  }
+  const BatchNormGradientMeans<Dtype> means{dy, y, mean_dy.data(),
+                                            mean_dyy.data(), num, channels_,
+                                            spatial};
+  ForEach(channels_, GrainFor(per_channel), means);
+  const BatchNormBackward<Dtype> body{dy, y, sd, mean_dy.data(),
+                                      mean_dyy.data(), dx, channels_,
+                                      spatial};
+  ForEach(static_cast<long>(num) * channels_, GrainFor(spatial), body);
 }
 
 INSTANTIATE_CLASS(BatchNormLayer);

@@ -2,6 +2,7 @@
 
 #include "caffe/filler.hpp"
 #include "caffe/layers/bias_layer.hpp"
+#include "caffe/util/elementwise.hpp"
 
 namespace caffe {
 
@@ -69,13 +70,10 @@ void BiasLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   const Dtype* b =
       ((bottom.size() > 1) ? bottom[1] : this->blobs_[0].get())->cpu_data();
   const Dtype* x = bottom[0]->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  for (int n = 0; n < outer_dim_; ++n) {
-    for (int d = 0; d < bias_dim_; ++d) {
-      const int off = (n * bias_dim_ + d) * inner_dim_;
-      for (int i = 0; i < inner_dim_; ++i) y[off + i] = x[off + i] + b[d];
-    }
-  }
+  const ChannelPlanes<Dtype, AddOp<Dtype> > body{
+      x, b, top[0]->mutable_cpu_data(), bias_dim_, inner_dim_, AddOp<Dtype>()};
+  ForEach(static_cast<long>(outer_dim_) * bias_dim_, GrainFor(inner_dim_),
+          body);
 }
 
 template <typename Dtype>
@@ -92,14 +90,11 @@ void BiasLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     Dtype* db = bias->mutable_cpu_diff();
     // Parameter diffs accumulate; a bottom's diff is overwritten.
     if (!bias_is_param) caffe_set(bias_dim_, Dtype(0), db);
-    for (int d = 0; d < bias_dim_; ++d) {
-      Dtype sum = 0;
-      for (int n = 0; n < outer_dim_; ++n) {
-        const Dtype* p = dy + (n * bias_dim_ + d) * inner_dim_;
-        for (int i = 0; i < inner_dim_; ++i) sum += p[i];
-      }
-      db[d] += sum;
-    }
+    // db[d] += the sum of dy over the channel.
+    const ChannelSum<Dtype, ValueTerm<Dtype> > body{
+        db, outer_dim_, bias_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
+    ForEach(bias_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
+            body);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include "caffe/filler.hpp"
 #include "caffe/layers/scale_layer.hpp"
+#include "caffe/util/elementwise.hpp"
 
 namespace caffe {
 
@@ -121,13 +122,10 @@ void ScaleLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   const Dtype* s =
       ((bottom.size() > 1) ? bottom[1] : this->blobs_[0].get())->cpu_data();
   Dtype* y = top[0]->mutable_cpu_data();
-  for (int n = 0; n < outer_dim_; ++n) {
-    for (int d = 0; d < scale_dim_; ++d) {
-      const int off = (n * scale_dim_ + d) * inner_dim_;
-      const Dtype factor = s[d];
-      for (int i = 0; i < inner_dim_; ++i) y[off + i] = x[off + i] * factor;
-    }
-  }
+  const ChannelPlanes<Dtype, MulOp<Dtype> > body{x, s, y, scale_dim_,
+                                                 inner_dim_, MulOp<Dtype>()};
+  ForEach(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
+          body);
   if (bias_layer_) bias_layer_->Forward(bias_bottom_vec_, top);
 }
 
@@ -148,25 +146,18 @@ void ScaleLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     Dtype* ds = scale->mutable_cpu_diff();
     // Parameter diffs accumulate; a bottom's diff is overwritten.
     if (!scale_is_param) caffe_set(scale_dim_, Dtype(0), ds);
-    for (int d = 0; d < scale_dim_; ++d) {
-      Dtype sum = 0;
-      for (int n = 0; n < outer_dim_; ++n) {
-        const int off = (n * scale_dim_ + d) * inner_dim_;
-        for (int i = 0; i < inner_dim_; ++i) sum += dy[off + i] * x[off + i];
-      }
-      ds[d] += sum;
-    }
+    // ds[d] += the sum of dy * x over the channel.
+    const ChannelSum<Dtype, ProductTerm<Dtype> > body{
+        ds, outer_dim_, scale_dim_, inner_dim_, ProductTerm<Dtype>{dy, x}};
+    ForEach(scale_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
+            body);
   }
   if (propagate_down[0]) {
-    const Dtype* s = scale->cpu_data();
-    Dtype* dx = bottom[0]->mutable_cpu_diff();
-    for (int n = 0; n < outer_dim_; ++n) {
-      for (int d = 0; d < scale_dim_; ++d) {
-        const int off = (n * scale_dim_ + d) * inner_dim_;
-        const Dtype factor = s[d];
-        for (int i = 0; i < inner_dim_; ++i) dx[off + i] = dy[off + i] * factor;
-      }
-    }
+    const ChannelPlanes<Dtype, MulOp<Dtype> > body{
+        dy, scale->cpu_data(), bottom[0]->mutable_cpu_diff(), scale_dim_,
+        inner_dim_, MulOp<Dtype>()};
+    ForEach(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
+            body);
   }
 }
 

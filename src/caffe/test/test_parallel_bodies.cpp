@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "caffe/blob.hpp"
+#include "caffe/layer_factory.hpp"
 #include "caffe/layers/lrn_layer.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
@@ -94,6 +95,36 @@ TEST_F(ParallelBodiesTest, LRNAcrossChannelsAllocatesNothingInBodies) {
 TEST_F(ParallelBodiesTest, LRNWithinChannelAllocatesNothingInBodies) {
   RunLRN<float>(LRNParameter_NormRegion_WITHIN_CHANNEL);
   RunLRN<double>(LRNParameter_NormRegion_WITHIN_CHANNEL);
+}
+
+// The element-wise and per-channel layers on the parallel loop.
+template <typename Dtype>
+void RunLayer(const char* type, bool in_place) {
+  LayerParameter param;
+  param.set_type(type);
+  param.set_name(type);
+  shared_ptr<Layer<Dtype> > layer = LayerRegistry<Dtype>::CreateLayer(param);
+  Blob<Dtype> bottom(4, 16, 32, 32), own_top;
+  caffe_rng_gaussian<Dtype>(bottom.count(), Dtype(0), Dtype(1),
+                            bottom.mutable_cpu_data());
+  Blob<Dtype>* top = in_place ? &bottom : &own_top;
+  vector<Blob<Dtype>*> bottoms{&bottom}, tops{top};
+  layer->SetUp(bottoms, tops);
+  caffe_set(top->count(), Dtype(1), top->mutable_cpu_diff());
+  const long before = g_body_allocations;
+  layer->Forward(bottoms, tops);
+  layer->Backward(tops, vector<bool>{true}, bottoms);
+  EXPECT_EQ(g_body_allocations - before, 0)
+      << type << " allocated inside a parallel body";
+}
+
+TEST_F(ParallelBodiesTest, ElementwiseLayersAllocateNothingInBodies) {
+  for (const char* type : {"ReLU", "BatchNorm", "Scale", "Bias"}) {
+    for (bool in_place : {false, true}) {
+      RunLayer<float>(type, in_place);
+      RunLayer<double>(type, in_place);
+    }
+  }
 }
 
 }  // namespace
