@@ -1,6 +1,7 @@
 #include <vector>
 
 #include "caffe/layers/dropout_layer.hpp"
+#include "caffe/util/elementwise.hpp"
 
 namespace caffe {
 
@@ -27,6 +28,22 @@ void DropoutLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+namespace {
+
+// out = in * mask * scale (forward on data, backward on diffs).
+template <typename Dtype>
+struct DropoutApply {
+  const Dtype* in;
+  const unsigned int* mask;
+  Dtype* out;
+  Dtype scale;
+  CAFFE_KERNEL void operator()(long i) const {
+    out[i] = in[i] * mask[i] * scale;
+  }
+};
+
+}  // namespace
+
 template <typename Dtype>
 void DropoutLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
@@ -38,8 +55,9 @@ void DropoutLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     return;
   }
   unsigned int* mask = rand_vec_.mutable_cpu_data();
+  // The mask is drawn serially (one random stream); applying it is not.
   caffe_rng_bernoulli<Dtype>(count, Dtype(1) - threshold_, mask);
-  for (int i = 0; i < count; ++i) y[i] = x[i] * mask[i] * scale_;
+  ForEach(count, kElementGrain, DropoutApply<Dtype>{x, mask, y, scale_});
 }
 
 template <typename Dtype>
@@ -54,8 +72,8 @@ void DropoutLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     caffe_copy(count, dy, dx);
     return;
   }
-  const unsigned int* mask = rand_vec_.cpu_data();
-  for (int i = 0; i < count; ++i) dx[i] = dy[i] * mask[i] * scale_;
+  ForEach(count, kElementGrain,
+          DropoutApply<Dtype>{dy, rand_vec_.cpu_data(), dx, scale_});
 }
 
 INSTANTIATE_CLASS(DropoutLayer);

@@ -2,16 +2,37 @@
 #include <vector>
 
 #include "caffe/layers/tanh_layer.hpp"
+#include "caffe/util/elementwise.hpp"
 
 namespace caffe {
+
+namespace {
+
+template <typename Dtype>
+struct TanHForward {
+  const Dtype* x;
+  Dtype* y;
+  CAFFE_KERNEL void operator()(long i) const { y[i] = std::tanh(x[i]); }
+};
+
+template <typename Dtype>
+struct TanHBackward {
+  const Dtype* y;
+  const Dtype* dy;
+  Dtype* dx;
+  CAFFE_KERNEL void operator()(long i) const {
+    dx[i] = dy[i] * (Dtype(1) - y[i] * y[i]);
+  }
+};
+
+}  // namespace
 
 template <typename Dtype>
 void TanHLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                    const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) y[i] = std::tanh(x[i]);
+  const TanHForward<Dtype> body{bottom[0]->cpu_data(),
+                                top[0]->mutable_cpu_data()};
+  ForEach(bottom[0]->count(), kElementGrain, body);
 }
 
 template <typename Dtype>
@@ -19,11 +40,9 @@ void TanHLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
                                     const vector<bool>& propagate_down,
                                     const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  const Dtype* y = top[0]->cpu_data();
-  const Dtype* dy = top[0]->cpu_diff();
-  Dtype* dx = bottom[0]->mutable_cpu_diff();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) dx[i] = dy[i] * (Dtype(1) - y[i] * y[i]);
+  const TanHBackward<Dtype> body{top[0]->cpu_data(), top[0]->cpu_diff(),
+                                 bottom[0]->mutable_cpu_diff()};
+  ForEach(bottom[0]->count(), kElementGrain, body);
 }
 
 INSTANTIATE_CLASS(TanHLayer);

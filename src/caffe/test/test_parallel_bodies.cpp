@@ -119,7 +119,8 @@ void RunLayer(const char* type, bool in_place) {
 }
 
 TEST_F(ParallelBodiesTest, ElementwiseLayersAllocateNothingInBodies) {
-  for (const char* type : {"ReLU", "BatchNorm", "Scale", "Bias"}) {
+  for (const char* type :
+       {"ReLU", "BatchNorm", "Scale", "Bias", "Sigmoid", "TanH", "Dropout"}) {
     for (bool in_place : {false, true}) {
       RunLayer<float>(type, in_place);
       RunLayer<double>(type, in_place);
