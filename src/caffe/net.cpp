@@ -18,9 +18,8 @@
 namespace caffe {
 
 namespace {
-// Re-throws an error from inside a layer with the layer named in front.
-// Adds context to an error on its way out, keeping its kind: a bug stays an
-// InternalError and a refused read stays BlobNotReadable.
+// Re-throws an error with context (the layer, the file) in front, keeping
+// its kind: a bug stays an InternalError, a refused read BlobNotReadable.
 [[noreturn]] void Rethrow(const string& context, const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e)) throw std::bad_alloc();
   if (dynamic_cast<const InternalError*>(&e))

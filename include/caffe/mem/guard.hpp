@@ -27,8 +27,10 @@
 namespace caffe {
 namespace mem {
 
+// memory_of[i]: an id of request i's memory (requests of one memory never
+// count as overlapping each other).
 std::vector<std::vector<int> > OverlapsInPlan(
-    const std::vector<Buffer>& buffers,
+    const std::vector<int>& memory_of,
     const std::vector<BufferRequest>& requests, const Plan& plan);
 
 struct GuardNotes {

@@ -51,7 +51,7 @@ struct GraphLayer {
   std::vector<bool> top_in_place;  // top k is one of the bottom blobs
   std::vector<bool> bottom_need_backward;
   bool need_backward = false;
-  int backward_reads = 3;    // BackwardReadsBits (layer.hpp)
+  int backward_reads = 3;    // BackwardReadsBits (memory_contract.hpp)
   bool may_run_twice = true;  // its contract allows recomputation
   std::vector<int> kept;      // memory indices of its kept memory
   // Forward work: per written top, its count times multiply-adds per

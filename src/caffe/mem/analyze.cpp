@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "caffe/memory_contract.hpp"
+
 namespace caffe {
 namespace mem {
 
@@ -95,7 +97,7 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
       if (graph.forward_only || !layer.need_backward) continue;
       const int reads = layer.backward_reads;
       for (size_t k = 0; k < layer.bottoms.size(); ++k) {
-        if (reads & 1)  // kReadsBottomData
+        if (reads & kReadsBottomData)
           groups->Record(groups->OfBlob(layer.bottoms[k], false), s, false,
                          false);
         if (layer.bottom_need_backward[k])
@@ -103,7 +105,7 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
                          false);
       }
       for (int id : layer.tops) {
-        if (reads & 2)  // kReadsTopData
+        if (reads & kReadsTopData)
           groups->Record(groups->OfBlob(id, false), s, false, false);
         groups->Record(groups->OfBlob(id, true), s, false, false);
       }

@@ -77,13 +77,12 @@ void Binder::BindStatic() {
     if (b_.lifetime[i] == 0)
       b_.memory[i]->set_cpu_data(address_[i], keeper_[i]);
   }
-  // The guard's query wants buffers identified by memory.
-  std::vector<Buffer> by_memory(b_.requests.size());
+  std::vector<int> memory_of(b_.requests.size());
   std::map<SyncedMemory*, int> id;
   for (size_t i = 0; i < b_.requests.size(); ++i)
-    by_memory[i].memory =
+    memory_of[i] =
         id.emplace(b_.memory[i], static_cast<int>(id.size())).first->second;
-  overlaps_ = OverlapsInPlan(by_memory, b_.requests, b_.plan);
+  overlaps_ = OverlapsInPlan(memory_of, b_.requests, b_.plan);
 }
 
 void Binder::ReleaseUnplaced() {

@@ -7,7 +7,7 @@ namespace caffe {
 namespace mem {
 
 std::vector<std::vector<int> > OverlapsInPlan(
-    const std::vector<Buffer>& buffers,
+    const std::vector<int>& memory_of,
     const std::vector<BufferRequest>& requests, const Plan& plan) {
   // Requests by slot, sorted by offset: overlapping ones are neighbours
   // within the request's own extent.
@@ -27,7 +27,7 @@ std::vector<std::vector<int> > OverlapsInPlan(
       for (size_t y = x + 1;
            y < ids.size() && plan.placements[ids[y]].offset < end_i; ++y) {
         const int j = ids[y];
-        if (buffers[i].memory == buffers[j].memory) continue;
+        if (memory_of[i] == memory_of[j]) continue;
         overlaps[i].push_back(j);
         overlaps[j].push_back(i);
       }

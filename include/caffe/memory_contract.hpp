@@ -1,0 +1,41 @@
+// memory_contract.hpp: what a layer declares about its memory use.
+//
+// Contract: one MemoryContract per layer type (Layer::Memory), holding for
+// every shape.  Its own header so that the memory engine (mem/analyze.cpp,
+// which never sees a Layer) reads the same bits the layers declare.
+#ifndef CAFFE_MEMORY_CONTRACT_HPP_
+#define CAFFE_MEMORY_CONTRACT_HPP_
+
+namespace caffe {
+
+// Bits for MemoryContract::backward_reads.
+enum BackwardReadsBits {
+  kReadsNothing = 0,
+  kReadsBottomData = 1,
+  kReadsTopData = 2,
+};
+
+// A layer's memory contract: facts about its memory use that hold for
+// every shape, declared once per layer type (Layer::Memory).
+struct MemoryContract {
+  // BackwardReadsBits: the data Backward reads besides top diffs, the
+  // layer's parameters and its kept memory.
+  int backward_reads = kReadsBottomData | kReadsTopData;
+  // top[i] may be the same blob as bottom[i].
+  bool in_place = false;
+  // The tops view the bottoms' memory (Split, Flatten, Reshape): the
+  // planner treats them as one buffer.
+  bool top_views_bottom = false;
+  // Forward may run a second time before Backward (recomputation).  False
+  // for layers whose forward changes state a second run would change again
+  // (recurrent hidden state, user code); their outputs are kept instead.
+  // Layers without bottoms (data) never run twice whatever this says.
+  bool may_run_twice = true;
+  // May read the previous layer's kept output instead of keeping a copy of
+  // its own input (Scale after an in-place BatchNorm); see KeptOutput.
+  bool borrows_previous_output = false;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_MEMORY_CONTRACT_HPP_
