@@ -88,6 +88,9 @@ class Net {
     return bottom_need_backward_;
   }
   const vector<Dtype>& blob_loss_weights() const { return blob_loss_weights_; }
+  const vector<bool>& blob_need_backward() const {
+    return blob_need_backward_;
+  }
   const vector<bool>& layer_need_backward() const {
     return layer_need_backward_;
   }

@@ -32,6 +32,7 @@ class SGDSolver : public Solver<Dtype> {
  protected:
   void PreSolve();
   void ApplyUpdate() override;
+  size_t StateBytes(size_t* held) const override;
   virtual void Normalize(int param_id);
   virtual void Regularize(int param_id);
   virtual void ComputeUpdateValue(int param_id, Dtype rate);

@@ -30,6 +30,11 @@ enum Enum { NONE = 0, STOP = 1, SNAPSHOT = 2 };
 
 typedef std::function<SolverAction::Enum()> ActionCallback;
 
+// How many blobs of each learnable parameter's size a solver type keeps
+// (history, moments, update scratch): SGD 1, Nesterov, AdaGrad, RMSProp 2,
+// Adam 3, AdaDelta 4; 1 for other registered types.
+int SolverStateCopies(const string& type);
+
 template <typename Dtype>
 class Solver {
  public:
@@ -79,6 +84,16 @@ class Solver {
   // with non_finite_loss: WARN, logs it.
   void ReportNonFiniteLoss(Dtype loss);
   void CheckSnapshotWritePermissions();
+  // Bytes of the solver's own state (history, moments, the update scratch
+  // its type uses) and, in *held, the part already allocated.
+  virtual size_t StateBytes(size_t* held) const {
+    *held = 0;
+    return 0;
+  }
+  // Refuses a run whose training net, test nets and solver state together
+  // cannot fit in host memory (util/memory_fit.hpp); once, before the
+  // first iteration.
+  void CheckRunFits();
 
   SolverParameter param_;
   int iter_;
@@ -89,6 +104,7 @@ class Solver {
   Dtype smoothed_loss_;
   ActionCallback action_request_function_;
   bool requested_early_exit_;
+  bool run_fits_checked_ = false;
 
   DISABLE_COPY_AND_ASSIGN(Solver);
 };

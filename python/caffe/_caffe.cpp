@@ -34,6 +34,7 @@
 #include "caffe/pyblob.hpp"
 #include "caffe/python_layer.hpp"
 #include "caffe/sgd_solvers.hpp"
+#include "caffe/util/host_memory_room.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
@@ -534,6 +535,25 @@ PYBIND11_MODULE(_caffe, m) {
                   "multi-GPU (NCCL) support");
   });
   m.def("has_nccl", []() { return false; });
+  // LeanCaffe's host memory limit (CAFFE_MEMORY_LIMIT): nets that do not
+  // fit under it are refused with what would fit (util/memory_fit.hpp).
+  m.def("set_memory_limit", [](py::object limit) {
+    if (py::isinstance<py::str>(limit)) {
+      SetHostMemoryLimit(ParseByteSize(limit.cast<string>()));
+    } else {
+      const long long bytes = limit.cast<long long>();
+      if (bytes < 0) throw Error("set_memory_limit: bytes must be >= 0");
+      SetHostMemoryLimit(static_cast<size_t>(bytes));
+    }
+  }, py::arg("bytes"), "Bytes (or '512M', '2G'); 0 removes the limit.");
+  m.def("memory_limit", &HostMemoryLimit);
+  m.def("memory_room", []() {
+    const HostRoom room = HostMemoryRoom();
+    py::dict d;
+    d["bytes"] = room.bytes;
+    d["limited_by"] = room.limited_by;
+    return d;
+  }, "Host bytes this process may still allocate, and what limits it.");
   m.def("mem_report", &MemReport, py::arg("network_file"),
         py::arg("phase") = static_cast<int>(TRAIN), py::arg("level") = 2,
         "The memory plan `caffe mem` shows, as a dict (text: its report).");

@@ -13,6 +13,7 @@
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/math_functions.hpp"
+#include "caffe/util/memory_fit.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
 namespace caffe {
@@ -254,12 +255,21 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
     for (const string& warning : mem::CheckMemParam(mp, names))
       LOG_IF(WARNING, Caffe::root_solver()) << warning;
   }
-  if (param.has_mem_param() &&
-      (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test())) {
+  const string fit_context = "net '" + name_ + "' (" +
+                            (phase_ == TRAIN ? "TRAIN" : "TEST") + ")";
+  const bool planned =
+      param.has_mem_param() &&
+      (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test());
+  // Refused here, before activations are allocated, when it cannot fit
+  // (util/memory_fit.hpp); a planned net is checked before its plan binds.
+  if (!planned) CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);
+  if (planned) {
     LendKeptOutputs();
     graph_source_.reset(new NetGraphSource<Dtype>(this));
     memory_.reset(new NetMemory(graph_source_.get(), mp));
-    memory_->PlanAndApply();
+    memory_->Plan();
+    CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);
+    memory_->Apply();
     hooks_.insert(hooks_.begin(), memory_.get());
     const mem::Plan& plan = memory_->plan();
     LOG_IF(INFO, Caffe::root_solver())

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "caffe/util/io.hpp"
+#include "caffe/util/memory_fit.hpp"
 #include "caffe/util/non_finite_scan.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
@@ -98,6 +99,8 @@ void Solver<Dtype>::InitTrainNet() {
   net_state.MergeFrom(net_param.state());
   net_state.MergeFrom(param_.train_state());
   net_param.mutable_state()->CopyFrom(net_state);
+  // The net's memory check counts this solver's state too.
+  SolverStateScope state(SolverStateCopies(param_.type()));
   net_.reset(BuildNet<Dtype>(net_param, source));
 }
 
@@ -161,6 +164,25 @@ void Solver<Dtype>::InitTestNets() {
 }
 
 template <typename Dtype>
+void Solver<Dtype>::CheckRunFits() {
+  MemoryNeed need = NetMemoryNeed(*net_);
+  size_t state_held = 0;
+  need.solver_state = StateBytes(&state_held);
+  need.held += state_held;
+  // Test nets share the training net's parameters; their activations and
+  // buffers come on top.
+  for (const auto& test_net : test_nets_) {
+    const MemoryNeed t = NetMemoryNeed(*test_net);
+    need.other_nets += t.activations + t.layer_buffers;
+    need.held += t.activations_held;
+  }
+  std::ostringstream context;
+  context << "training net '" << net_->name() << "' with " << type()
+          << " solver state and " << test_nets_.size() << " test net(s)";
+  CheckMemoryFits(*net_, need, context.str());
+}
+
+template <typename Dtype>
 void Solver<Dtype>::Step(int iters) {
   const int start_iter = iter_;
   const int stop_iter = iter_ + iters;
@@ -170,6 +192,10 @@ void Solver<Dtype>::Step(int iters) {
   auto timer_start = std::chrono::steady_clock::now();
   int iters_since_display = 0;
 
+  if (!run_fits_checked_) {
+    CheckRunFits();
+    run_fits_checked_ = true;
+  }
   while (iter_ < stop_iter) {
     net_->ClearParamDiffs();
     if (param_.test_interval() && iter_ % param_.test_interval() == 0 &&

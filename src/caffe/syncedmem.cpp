@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "caffe/memory_resource.hpp"
+#include "caffe/util/host_memory_room.hpp"
 
 namespace caffe {
 
@@ -24,6 +25,9 @@ void ResetHostBytesPeak() { g_bytes_peak.store(g_bytes_in_use.load()); }
 void CaffeMallocHost(void** ptr, size_t size) {
   *ptr = nullptr;
   if (size == 0) return;
+  // Refuses, with the room left and what limits it, rather than letting
+  // the kernel's OOM killer or an rlimit end the process later.
+  CheckHostAllocation(size);
   // 64-byte alignment suits AVX-512 kernels in OpenBLAS and oneDNN.
   const size_t rounded = ((size + 63) / 64) * 64;
   char* base = static_cast<char*>(std::aligned_alloc(64, rounded + kHeader));

@@ -58,6 +58,11 @@ class NetMemory : public StepHook {
   // Plans and applies; call again after shapes change.  Chooses the
   // recompute segments first when mem_param.recompute asks for them.
   void PlanAndApply();
+  // The two halves: Plan() computes the plan (nothing allocated, no blob
+  // touched), so a caller can weigh plan().total_bytes() against the
+  // memory there is before Apply() binds the blobs to it.
+  void Plan();
+  void Apply();
   // True when the blobs still view the memory the plan gave them.
   bool StillApplied() const;
 
@@ -102,6 +107,12 @@ class NetMemory : public StepHook {
   // re-plan, until a new request of the same kind replaces the set.
   void Request(const std::set<int>& blob_ids, bool diff);
   size_t detached_bytes() const { return binder_.detached_bytes(); }
+  // Bytes the binder holds now (arena, live pool blocks, detached
+  // buffers): the part of the plan already allocated.
+  size_t bound_bytes() const {
+    return binder_.arena_bytes() + binder_.pool_live_bytes() +
+           binder_.detached_bytes();
+  }
   void set_marks_not_readable(bool on) { binder_.set_marks_not_readable(on); }
 
   // One entry per buffer lifetime: a buffer whose value is computed again
@@ -119,7 +130,6 @@ class NetMemory : public StepHook {
   std::vector<int> ChooseBoundaries();
   std::vector<int> CheckpointBoundaries() const;
   size_t PlannedBytes(const std::vector<int>& boundaries);
-  void Bind();
   void DetachRequested();
 
   const mem::GraphSource* source_;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/util/host_memory_room.hpp"
 
 #ifndef CAFFE_VERSION
 #define CAFFE_VERSION "1.0.0"
@@ -548,6 +549,17 @@ void set_mode_cpu(MEX_ARGS) {
   caffe::Caffe::set_mode(caffe::Caffe::CPU);
 }
 
+// LeanCaffe's host memory limit: nets that do not fit under it are
+// refused with what would fit, as an Octave error.
+void set_memory_limit(MEX_ARGS) {
+  Check(nrhs == 1 && mxIsNumeric(prhs[0]) && mxGetNumberOfElements(prhs[0]) == 1,
+        "Usage: caffe_('set_memory_limit', bytes)");
+  const double bytes = mxGetScalar(prhs[0]);
+  Check(bytes >= 0 && bytes < 1.8e19,
+        "caffe.set_memory_limit: bytes must be a non-negative number");
+  caffe::SetHostMemoryLimit(static_cast<size_t>(bytes));
+}
+
 // Refused rather than recorded: nothing here could run on a GPU, and a
 // silent fallback would hide that from a script written for one.
 void set_mode_gpu(MEX_ARGS) {
@@ -642,6 +654,7 @@ const Command kCommands[] = {
     {"blob_get_diff", blob_get_diff},
     {"blob_set_diff", blob_set_diff},
     {"set_mode_cpu", set_mode_cpu},
+    {"set_memory_limit", set_memory_limit},
     {"set_mode_gpu", set_mode_gpu},
     {"set_device", set_device},
     {"get_init_key", get_init_key},

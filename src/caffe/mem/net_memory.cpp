@@ -120,6 +120,11 @@ std::vector<int> NetMemory::ChooseBoundaries() {
 }
 
 void NetMemory::PlanAndApply() {
+  Plan();
+  Apply();
+}
+
+void NetMemory::Plan() {
   graph_ = source_->Graph();
   signature_ = source_->Signature();
   facts_ = mem::StudyRecompute(graph_);
@@ -138,10 +143,9 @@ void NetMemory::PlanAndApply() {
     const std::string err = mem::CheckPlan(analysis_.requests, plan_);
     CAFFE_INTERNAL_CHECK(err.empty()) << "memory plan is unsound: " << err;
   }
-  Bind();
 }
 
-void NetMemory::Bind() {
+void NetMemory::Apply() {
   mem::Binding b;
   for (const Buffer& buf : analysis_.buffers) {
     b.memory.push_back(graph_.memories[buf.memory].memory);

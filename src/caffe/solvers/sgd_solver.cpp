@@ -64,6 +64,32 @@ void SGDSolver<Dtype>::PreSolve() {
   }
 }
 
+int SolverStateCopies(const string& type) {
+  // history; Nesterov, AdaGrad and RMSProp also write update_; AdaDelta
+  // keeps two histories and writes update_ and temp_; Adam two histories
+  // and temp_.
+  if (type == "Nesterov" || type == "AdaGrad" || type == "RMSProp") return 2;
+  if (type == "AdaDelta") return 4;
+  if (type == "Adam") return 3;
+  return 1;
+}
+
+template <typename Dtype>
+size_t SGDSolver<Dtype>::StateBytes(size_t* held) const {
+  size_t param_bytes = 0;
+  for (const Blob<Dtype>* p : this->net_->learnable_params())
+    param_bytes += p->count() * sizeof(Dtype);
+  // Scratch a type never writes is never allocated, so what is allocated
+  // of all three lists is what it holds.
+  *held = 0;
+  for (const auto* list : {&history_, &update_, &temp_})
+    for (const auto& b : *list) {
+      const SyncedMemory* m = b->data().get();
+      if (m && m->cpu_ptr() && m->owns_cpu_data()) *held += m->size();
+    }
+  return SolverStateCopies(this->type()) * param_bytes;
+}
+
 template <typename Dtype>
 void SGDSolver<Dtype>::ClipGradients() {
   const Dtype clip_gradients = this->param_.clip_gradients();

@@ -22,9 +22,11 @@ struct RunResult {
 };
 
 // Runs a tool from the build's tools/ directory, capturing stdout+stderr.
-RunResult RunTool(const std::string& args, const std::string& cwd = "") {
-  std::string cmd;
-  if (!cwd.empty()) cmd = "cd '" + cwd + "' && ";
+// `shell_prefix` runs first in the same shell (e.g. "ulimit -v N && ").
+RunResult RunTool(const std::string& args, const std::string& cwd = "",
+                  const std::string& shell_prefix = "") {
+  std::string cmd = shell_prefix;
+  if (!cwd.empty()) cmd += "cd '" + cwd + "' && ";
   cmd += std::string(CAFFE_TOOLS_DIR) + "/" + args + " 2>&1";
   RunResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -328,6 +330,30 @@ INSTANTIATE_TEST_SUITE_P(Models, DeployTimeTest,
                          ::testing::Values("lenet", "cifar10_quick",
                                            "caffenet", "alexnet", "googlenet",
                                            "vgg16", "resnet50"));
+
+// Under an address-space limit (ulimit -v) a net that needs more is refused
+// before its activations are allocated, naming the limit and what would
+// fit, instead of dying of a failed allocation mid-iteration.
+TEST_F(CaffeToolTest, NetOverTheAddressSpaceLimitIsRefusedWithWhatFits) {
+  std::string net = kTinyNet;
+  net.replace(net.find("dim: 4 dim: 1 dim: 6 dim: 6"), 27,
+              "dim: 256 dim: 3 dim: 128 dim: 128");
+  net.replace(net.find("shape { dim: 4 }"), 16, "shape { dim: 256 }");
+  net.replace(net.find("num_output: 3 kernel_size: 3"), 28,
+              "num_output: 32 kernel_size: 3");
+  WriteFile(dir_.file("net.prototxt"), net);
+  // About 0.5 GB of address space is the tool's own (libraries, thread
+  // stacks); the plain net needs several GB.
+  const RunResult r = RunTool("caffe train --solver=solver.prototxt",
+                              dir_.path(), "ulimit -v 1500000 && ");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("net 'tiny' (TRAIN) does not fit in host memory"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("limited by the address-space limit (ulimit -v"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("What would fit:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Iteration 0"), std::string::npos) << r.output;
+}
 
 }  // namespace
 }  // namespace caffe
