@@ -182,7 +182,8 @@ class Caffe {
 // (per-layer, per-thread) reproducible but distinct seeds.
 unsigned int caffe_rng_rand();
 
-// Initializes glog and gflags for command-line tools.
+// Initializes glog and gflags for command-line tools, and ignores SIGXFSZ
+// (writes over a file-size limit fail with an error instead).
 void GlobalInit(int* pargc, char*** pargv);
 
 }  // namespace caffe

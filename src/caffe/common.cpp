@@ -3,6 +3,7 @@
 #include <gflags/gflags.h>
 
 #include <chrono>
+#include <csignal>
 
 namespace caffe {
 
@@ -43,6 +44,10 @@ void GlobalInit(int* pargc, char*** pargv) {
   ::gflags::ParseCommandLineFlags(pargc, pargv, true);
   ::google::InitGoogleLogging(*(pargv)[0]);
   FLAGS_logtostderr = 1;
+  // A write past the file-size limit (ulimit -f) then fails with EFBIG and
+  // becomes an error naming the file, as a full disk does, instead of
+  // SIGXFSZ killing the tool mid-snapshot.  Python ignores it too.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace caffe

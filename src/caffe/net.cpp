@@ -959,11 +959,9 @@ void Net<Dtype>::ToProto(NetParameter* param, bool write_diff) const {
 
 template <typename Dtype>
 void Net<Dtype>::ToHDF5(const string& filename, bool write_diff) const {
-  // Written beside the target and renamed, so a crash keeps the old file.
-  const string tmp = filename + ".tmp";
-  hid_t file_hid =
-      H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  CAFFE_CHECK_GE(file_hid, 0) << filename << ": cannot create HDF5 file";
+  // Written whole or not at all: a crash or a full disk keeps the old file.
+  Hdf5AtomicFile file(filename);
+  const hid_t file_hid = file.id();
   hid_t data_hid = H5Gcreate2(file_hid, "data", H5P_DEFAULT, H5P_DEFAULT,
                               H5P_DEFAULT);
   hid_t diff_hid = -1;
@@ -992,9 +990,7 @@ void Net<Dtype>::ToHDF5(const string& filename, bool write_diff) const {
   }
   H5Gclose(data_hid);
   if (write_diff) H5Gclose(diff_hid);
-  H5Fclose(file_hid);
-  CAFFE_CHECK_EQ(std::rename(tmp.c_str(), filename.c_str()), 0)
-      << filename << ": cannot rename temporary file into place";
+  file.Commit();
 }
 
 template <typename Dtype>

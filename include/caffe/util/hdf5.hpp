@@ -26,6 +26,25 @@ void hdf5_silence_errors();
 // The name of the file that holds loc_id, for error messages.
 string hdf5_file_name(hid_t loc_id);
 
+// An HDF5 file written whole or not at all (snapshots): built in memory,
+// then Commit() writes it with WriteFileAtomically (util/io.hpp: a
+// temporary file, synced, renamed over `filename`).  Destroyed without a
+// commit (an error while writing), nothing reaches the disk; a failed
+// commit -- a full disk, a file-size limit -- leaves the previous file as it
+// was.  Errors name `filename` and the system's reason.
+class Hdf5AtomicFile {
+ public:
+  explicit Hdf5AtomicFile(const string& filename);
+  ~Hdf5AtomicFile();
+  hid_t id() const { return id_; }
+  void Commit();
+
+ private:
+  string filename_;
+  hid_t id_;
+  DISABLE_COPY_AND_ASSIGN(Hdf5AtomicFile);
+};
+
 // Loads dataset_name (float or integer data, converted to Dtype) into blob.
 // The dataset must have between min_dim and max_dim axes.  With reshape the
 // blob takes the dataset's shape; without, the shapes must already agree.

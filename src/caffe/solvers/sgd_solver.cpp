@@ -192,11 +192,8 @@ template <typename Dtype>
 void SGDSolver<Dtype>::SnapshotSolverStateToHDF5(const string& model_filename) {
   const string snapshot_filename = this->SnapshotFilename(".solverstate.h5");
   LOG(INFO) << "Snapshotting solver state to HDF5 file " << snapshot_filename;
-  const string tmp = snapshot_filename + ".tmp";
-  hid_t file_hid = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
-                             H5P_DEFAULT);
-  CAFFE_CHECK_GE(file_hid, 0) << snapshot_filename
-                              << ": cannot create HDF5 file";
+  Hdf5AtomicFile file(snapshot_filename);
+  const hid_t file_hid = file.id();
   hdf5_save_int(file_hid, "iter", this->iter_);
   hdf5_save_string(file_hid, "learned_net", model_filename);
   hdf5_save_int(file_hid, "current_step", this->current_step_);
@@ -207,9 +204,7 @@ void SGDSolver<Dtype>::SnapshotSolverStateToHDF5(const string& model_filename) {
   for (size_t i = 0; i < history_.size(); ++i)
     hdf5_save_nd_dataset<Dtype>(history_hid, std::to_string(i), *history_[i]);
   H5Gclose(history_hid);
-  H5Fclose(file_hid);
-  CAFFE_CHECK_EQ(std::rename(tmp.c_str(), snapshot_filename.c_str()), 0)
-      << snapshot_filename << ": cannot rename temporary file into place";
+  file.Commit();
 }
 
 template <typename Dtype>

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "caffe/util/io.hpp"
+
 namespace caffe {
 
 namespace {
@@ -60,6 +62,38 @@ class Handle {
 }  // namespace
 
 void hdf5_silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+Hdf5AtomicFile::Hdf5AtomicFile(const string& filename)
+    : filename_(filename), id_(-1) {
+  hdf5_silence_errors();
+  // Built in memory (the core driver, no backing store) and written out by
+  // WriteFileAtomically: HDF5 never writes the disk itself, so a full disk
+  // or a file-size limit meets one checked write() instead of HDF5's own
+  // failure paths (which leave a file id it crashes on at exit).
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_core(fapl, size_t(1) << 20, 0);
+  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  id_ = H5Fcreate(filename_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  H5Pclose(fapl);
+  if (id_ < 0) throw Error(filename_ + ": cannot create HDF5 file in memory");
+}
+
+Hdf5AtomicFile::~Hdf5AtomicFile() {
+  if (id_ >= 0) H5Fclose(id_);
+}
+
+void Hdf5AtomicFile::Commit() {
+  hdf5_silence_errors();
+  const bool flushed = H5Fflush(id_, H5F_SCOPE_GLOBAL) >= 0;
+  const ssize_t size = flushed ? H5Fget_file_image(id_, nullptr, 0) : -1;
+  if (size < 0) throw Error(filename_ + ": cannot build the HDF5 image");
+  string image(static_cast<size_t>(size), '\0');
+  if (H5Fget_file_image(id_, &image[0], image.size()) != size)
+    throw Error(filename_ + ": cannot build the HDF5 image");
+  H5Fclose(id_);
+  id_ = -1;
+  WriteFileAtomically(filename_, image);
+}
 
 string hdf5_file_name(hid_t loc_id) {
   const ssize_t size = H5Fget_name(loc_id, nullptr, 0);

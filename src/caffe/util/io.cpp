@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -118,20 +120,28 @@ void ReadProtoFromBinaryFileOrDie(const string& filename, Message* proto) {
 
 void WriteFileAtomically(const string& filename, const string& contents) {
   const string tmp = filename + ".tmp." + std::to_string(getpid());
+  errno = 0;
   FILE* f = std::fopen(tmp.c_str(), "wb");
-  CAFFE_CHECK(f != nullptr) << filename << ": cannot open for writing";
+  if (!f)
+    CAFFE_THROW() << filename << ": cannot open for writing ("
+                  << std::strerror(errno) << ")";
   size_t written = std::fwrite(contents.data(), 1, contents.size(), f);
   bool ok = written == contents.size();
-  ok = (std::fflush(f) == 0) && ok;
-  ok = (fsync(fileno(f)) == 0) && ok;
+  ok = ok && std::fflush(f) == 0;
+  ok = ok && fsync(fileno(f)) == 0;
+  const int error = errno;  // the first failure's reason, before fclose
   ok = (std::fclose(f) == 0) && ok;
   if (!ok) {
     std::remove(tmp.c_str());
-    CAFFE_THROW() << filename << ": write failed (disk full?)";
+    CAFFE_THROW() << filename << ": write failed ("
+                  << std::strerror(error ? error : errno)
+                  << "); the previous file is unchanged";
   }
   if (std::rename(tmp.c_str(), filename.c_str()) != 0) {
+    const int rename_error = errno;
     std::remove(tmp.c_str());
-    CAFFE_THROW() << filename << ": cannot rename temporary file into place";
+    CAFFE_THROW() << filename << ": cannot rename temporary file into place ("
+                  << std::strerror(rename_error) << ")";
   }
 }
 
