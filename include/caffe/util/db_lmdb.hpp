@@ -4,13 +4,17 @@
 // writes it.  READ opens with MDB_RDONLY | MDB_NOTLS, so a cursor created on
 // one thread may be used on another (the prefetch thread).  The memory map
 // starts at LMDB's default size and doubles whenever a commit hits
-// MDB_MAP_FULL, so writers never need to guess the final size.
+// MDB_MAP_FULL, so writers never need to guess the final size.  Reads
+// run under GuardMappedRead (mapped_read_guard.hpp): a corrupted or
+// truncated data.mdb gives caffe::Error naming the store, not a crash or
+// LMDB's abort.  Each record is copied out of the map as it is read.
 #ifndef CAFFE_UTIL_DB_LMDB_HPP_
 #define CAFFE_UTIL_DB_LMDB_HPP_
 
 #include <lmdb.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "caffe/util/db.hpp"
@@ -20,7 +24,11 @@ namespace db {
 
 class LMDBCursor : public Cursor {
  public:
-  LMDBCursor(MDB_txn* txn, MDB_cursor* cursor, const string& source);
+  // [begin, end) ranges where data.mdb's bytes are mapped in this process:
+  // every record must lie in one (empty: not checked).
+  typedef vector<std::pair<const char*, const char*> > Extents;
+  LMDBCursor(MDB_txn* txn, MDB_cursor* cursor, const string& source,
+             const Extents& file);
   ~LMDBCursor() override;
   void SeekToFirst() override { Seek(MDB_FIRST); }
   void Next() override { Seek(MDB_NEXT); }
@@ -30,12 +38,15 @@ class LMDBCursor : public Cursor {
 
  private:
   void Seek(MDB_cursor_op op);
+  bool Inside(const MDB_val& v) const;
 
   MDB_txn* txn_;
   MDB_cursor* cursor_;
   MDB_val key_, value_;
+  string key_copy_, value_copy_;  // the current record, out of the map
   bool valid_;
   string source_;
+  Extents file_;
 };
 
 class LMDBTransaction : public Transaction {

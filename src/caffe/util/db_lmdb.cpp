@@ -1,9 +1,18 @@
 #include "caffe/util/db_lmdb.hpp"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "caffe/util/mapped_read_guard.hpp"
 
 namespace caffe {
 namespace db {
@@ -15,6 +24,44 @@ void CheckMdb(int rc, const string& source, const char* what) {
   if (rc == MDB_SUCCESS) return;
   CAFFE_THROW() << "LMDB " << what << " failed for '" << source
                 << "': " << mdb_strerror(rc);
+}
+
+// LMDB's internal assertions abort; on a corrupted file they fire inside
+// a guarded read, which this turns into caffe::Error.
+void OnLmdbAssert(MDB_env*, const char* message) { MappedReadFailed(message); }
+
+// Every call that reads data.mdb runs under GuardMappedRead, so a corrupted
+// or truncated file gives an error naming it (mapped_read_guard.hpp).
+void Guarded(const string& source, const char* what,
+             const std::function<void()>& read) {
+  GuardMappedRead("LMDB '" + source + "' is corrupted (" + what + ")", read);
+}
+
+// Where data.mdb (the file `st` describes) is mapped in this process, each
+// mapping cut to the file's size: LMDB does not say where its map is
+// (mdb_env_info gives the address only for MDB_FIXEDMAP), so it is read
+// from /proc/self/maps by device and inode.  Empty when unknown.
+std::vector<std::pair<const char*, const char*> > MappedExtents(
+    const struct stat& st) {
+  std::vector<std::pair<const char*, const char*> > extents;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long long begin, end, offset, inode;
+    unsigned int major, minor;
+    char perms[8];
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %llx %x:%x %llu", &begin,
+                    &end, perms, &offset, &major, &minor, &inode) != 7)
+      continue;
+    if (inode != st.st_ino || makedev(major, minor) != st.st_dev ||
+        offset != 0)
+      continue;
+    const unsigned long long file_end =
+        begin + static_cast<unsigned long long>(st.st_size);
+    extents.emplace_back(reinterpret_cast<const char*>(begin),
+                         reinterpret_cast<const char*>(std::min(end, file_end)));
+  }
+  return extents;
 }
 
 }  // namespace
@@ -35,7 +82,16 @@ void LMDB::Open(const string& source, Mode mode) {
   // Read-only opens take no write lock and, with NOTLS, tie the read
   // transaction to the cursor rather than to the opening thread.
   const unsigned int flags = (mode == READ) ? (MDB_RDONLY | MDB_NOTLS) : 0;
-  int rc = mdb_env_open(env, source.c_str(), flags, 0664);
+  mdb_env_set_assert(env, OnLmdbAssert);
+  int rc = MDB_SUCCESS;
+  try {
+    Guarded(source, "open", [&] {
+      rc = mdb_env_open(env, source.c_str(), flags, 0664);
+    });
+  } catch (const Error&) {
+    mdb_env_close(env);
+    throw;
+  }
   if (rc != MDB_SUCCESS) {
     // LMDB requires closing the handle after a failed open.
     mdb_env_close(env);
@@ -55,17 +111,36 @@ void LMDB::Close() {
 LMDBCursor* LMDB::NewCursor() {
   CAFFE_CHECK(env_) << "NewCursor on an LMDB that is not open";
   MDB_txn* txn = nullptr;
-  CheckMdb(mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn), source_,
-           "read transaction");
+  int rc = MDB_SUCCESS;
+  Guarded(source_, "read transaction", [&] {
+    rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn);
+  });
+  CheckMdb(rc, source_, "read transaction");
   MDB_dbi dbi;
-  int rc = mdb_dbi_open(txn, nullptr, 0, &dbi);
   MDB_cursor* cursor = nullptr;
-  if (rc == MDB_SUCCESS) rc = mdb_cursor_open(txn, dbi, &cursor);
+  try {
+    Guarded(source_, "cursor creation", [&] {
+      rc = mdb_dbi_open(txn, nullptr, 0, &dbi);
+      if (rc == MDB_SUCCESS) rc = mdb_cursor_open(txn, dbi, &cursor);
+    });
+  } catch (const Error&) {
+    mdb_txn_abort(txn);
+    throw;
+  }
   if (rc != MDB_SUCCESS) {
     mdb_txn_abort(txn);
     CheckMdb(rc, source_, "cursor creation");
   }
-  return new LMDBCursor(txn, cursor, source_);
+  // The file's extent in the map, taken after the transaction began: every
+  // page the transaction can see was written by then.
+  mdb_filehandle_t fd;
+  struct stat st;
+  if (mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || fstat(fd, &st) != 0) {
+    mdb_cursor_close(cursor);
+    mdb_txn_abort(txn);
+    CAFFE_THROW() << "LMDB '" << source_ << "': cannot stat data.mdb";
+  }
+  return new LMDBCursor(txn, cursor, source_, MappedExtents(st));
 }
 
 LMDBTransaction* LMDB::NewTransaction() {
@@ -73,8 +148,10 @@ LMDBTransaction* LMDB::NewTransaction() {
   return new LMDBTransaction(env_, source_);
 }
 
-LMDBCursor::LMDBCursor(MDB_txn* txn, MDB_cursor* cursor, const string& source)
-    : txn_(txn), cursor_(cursor), valid_(false), source_(source) {
+LMDBCursor::LMDBCursor(MDB_txn* txn, MDB_cursor* cursor, const string& source,
+                       const Extents& file)
+    : txn_(txn), cursor_(cursor), valid_(false), source_(source),
+      file_(file) {
   SeekToFirst();
 }
 
@@ -84,26 +161,48 @@ LMDBCursor::~LMDBCursor() {
 }
 
 void LMDBCursor::Seek(MDB_cursor_op op) {
-  int rc = mdb_cursor_get(cursor_, &key_, &value_, op);
-  if (rc == MDB_NOTFOUND) {
-    valid_ = false;
-    return;
-  }
+  int rc = MDB_SUCCESS;
   valid_ = false;
+  // The record is copied out here, inside the guard: key_ and value_ point
+  // into the map, where a corrupted size or a truncated file faults.
+  Guarded(source_, "reading a record", [&] {
+    rc = mdb_cursor_get(cursor_, &key_, &value_, op);
+    if (rc != MDB_SUCCESS) return;
+    // Sizes and offsets read from a corrupted page can be anything: a
+    // record must lie inside the file (checked, not left to a fault, which
+    // a sanitizer would see first).
+    if (!Inside(key_) || !Inside(value_))
+      MappedReadFailed("a record lies outside the file");
+    key_copy_.resize(key_.mv_size);
+    value_copy_.resize(value_.mv_size);
+    std::memcpy(&key_copy_[0], key_.mv_data, key_.mv_size);
+    std::memcpy(&value_copy_[0], value_.mv_data, value_.mv_size);
+  });
+  if (rc == MDB_NOTFOUND) return;
   CheckMdb(rc, source_, "cursor read");
   valid_ = true;
+}
+
+bool LMDBCursor::Inside(const MDB_val& v) const {
+  if (v.mv_size == 0 || file_.empty()) return true;  // nothing to check
+  const char* p = static_cast<const char*>(v.mv_data);
+  for (const auto& e : file_)
+    if (p >= e.first && p <= e.second &&
+        v.mv_size <= static_cast<size_t>(e.second - p))
+      return true;
+  return false;
 }
 
 string LMDBCursor::key() {
   CAFFE_CHECK(valid_) << "key() on an exhausted LMDB cursor ('" << source_
                       << "')";
-  return string(static_cast<const char*>(key_.mv_data), key_.mv_size);
+  return key_copy_;
 }
 
 string LMDBCursor::value() {
   CAFFE_CHECK(valid_) << "value() on an exhausted LMDB cursor ('" << source_
                       << "')";
-  return string(static_cast<const char*>(value_.mv_data), value_.mv_size);
+  return value_copy_;
 }
 
 void LMDBTransaction::Put(const string& key, const string& value) {
