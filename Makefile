@@ -1,11 +1,14 @@
 # LeanCaffe: thin wrapper over the CMake build (build/).
 #   make demo   install deps, build, train LeNet on Fashion-MNIST, print results
 #   make test   install deps, build, run the whole test suite
+#   make test-asan  the whole suite under ASan + UBSan (clang, build_asan/)
+#   make fuzz   every fuzz target for FUZZ_SECONDS (default 60) each
 JOBS ?= 2
 BUILD_DIR ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: all deps build test demo bench bench-memory bench-recompute clean
+.PHONY: all deps build test demo bench bench-memory bench-recompute clean \
+	test-asan fuzz
 
 all: build
 
@@ -21,6 +24,15 @@ build: deps $(BUILD_DIR)/Makefile
 test: build
 	cd $(BUILD_DIR) && ctest -j $(JOBS) --output-on-failure --timeout 900
 
+# ASAN_TESTS: a ctest -R regex to run part of the suite (CI runs a part).
+test-asan: deps
+	JOBS=$(JOBS) bash scripts/asan_build.sh
+	cd build_asan && ctest -j $(JOBS) --output-on-failure --timeout 2400 \
+		$(if $(ASAN_TESTS),-R '$(ASAN_TESTS)',) $(if $(ASAN_EXCLUDE),-E '$(ASAN_EXCLUDE)',)
+
+fuzz: deps
+	JOBS=$(JOBS) bash scripts/fuzz.sh
+
 demo: build
 	bash scripts/demo.sh
 
@@ -34,4 +46,4 @@ bench-recompute: build
 	bash bench/recompute/run_recompute_bench.sh
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) build_asan

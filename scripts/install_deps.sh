@@ -15,6 +15,7 @@ PACKAGES=(
   python3-dev pybind11-dev python3-skimage python3-pil python3-matplotlib
   python3-pydot graphviz
   octave liboctave-dev
+  clang-14 libclang-rt-14-dev libomp-14-dev
   dataset-fashion-mnist
 )
 missing=()

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make fuzz: runs every libFuzzer target (fuzz/) for FUZZ_SECONDS each under
+# ASan + UBSan, and prints one line per target: executions, speed, corpus
+# size and the verdict.  Inputs that crash, leak, hang (> 10 s) or break a
+# target's property land in build_asan/fuzz_runs/crashes/<target>/; after
+# fixing, copy each into fuzz/regressions/<target>/ so that ctest replays it
+# (fuzz_replay_<target>).  Exits non-zero when any target found something.
+#   FUZZ_SECONDS=60  seconds per target
+#   FUZZ_TARGETS="net_prototxt ..."  a subset
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD=${ASAN_BUILD_DIR:-build_asan}
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-"net_prototxt solver_prototxt caffemodel solverstate hdf5_snapshot datum mean_binaryproto mem_param"}
+targets=()
+for t in $TARGETS; do targets+=("fuzz_$t"); done
+bash scripts/asan_build.sh --target "${targets[@]}"
+OUT=$BUILD/fuzz_runs
+mkdir -p "$OUT"
+# Leaks are findings; LeanCaffe's own memory check refuses large nets
+# before libFuzzer's RSS limit (fuzz_target.hpp, kFuzzMemoryLimit).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:verify_asan_link_order=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+export OMP_NUM_THREADS=1
+failed=0
+printf '%-18s %12s %10s %8s  %s\n' target executions exec/s corpus verdict
+for t in $TARGETS; do
+  corpus=$OUT/corpus/$t
+  crashes=$OUT/crashes/$t
+  mkdir -p "$corpus" "$crashes"
+  log=$OUT/$t.log
+  set +e
+  (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" \
+    -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$ROOT/$crashes/" "$ROOT/$corpus" \
+    "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t") > "$log" 2>&1
+  status=$?
+  set -e
+  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  speed=$(( ${runs:-0} / SECONDS_EACH ))
+  size=$(ls "$corpus" | wc -l)
+  if [ "$status" -eq 0 ]; then verdict=clean; else
+    verdict="FOUND (exit $status): $(ls -t "$crashes" | head -1), see $log"
+    failed=1
+  fi
+  printf '%-18s %12s %10s %8s  %s\n' "$t" "${runs:-?}" "${speed:-?}" "$size" "$verdict"
+done
+exit $failed
