@@ -91,7 +91,8 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
       bool in_place = false, shares = false;
       for (const Blob<Dtype>* bottom : net.bottom_vecs()[i]) {
         in_place = in_place || bottom == top;
-        shares = shares || bottom->data() == top->data();
+        // Empty blobs have no memory yet: null is no one's view.
+        shares = shares || (top->data() && bottom->data() == top->data());
       }
       const bool view = shares && !in_place;
       CAFFE_INTERNAL_CHECK(!view || contract.top_views_bottom)

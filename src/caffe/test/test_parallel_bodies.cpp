@@ -20,14 +20,31 @@ namespace {
 std::atomic<long> g_body_allocations{0};
 }  // namespace
 
+// Every form that plain operator delete may free is replaced together
+// (the nothrow form too: std::stable_sort's buffer comes from it), so new
+// and delete always pair malloc with free -- sanitizers check that.
 void* operator new(std::size_t bytes) {
   if (caffe::InParallelBody()) ++g_body_allocations;
   void* p = std::malloc(bytes ? bytes : 1);
   if (!p) throw std::bad_alloc();
   return p;
 }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  if (caffe::InParallelBody()) ++g_body_allocations;
+  return std::malloc(bytes ? bytes : 1);
+}
+void* operator new[](std::size_t bytes) { return operator new(bytes); }
+void* operator new[](std::size_t bytes, const std::nothrow_t& t) noexcept {
+  return operator new(bytes, t);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace caffe {
 namespace {
