@@ -30,14 +30,19 @@ for t in $TARGETS; do
   crashes=$OUT/crashes/$t
   mkdir -p "$corpus" "$crashes"
   log=$OUT/$t.log
+  # libFuzzer stops at a corpus folder that does not exist (git keeps no
+  # empty regressions/<target>/).
+  dirs=("$ROOT/$corpus")
+  for d in "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t"; do
+    [ -d "$d" ] && dirs+=("$d")
+  done
   set +e
   (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" \
     -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$ROOT/$crashes/" "$ROOT/$corpus" \
-    "$ROOT/fuzz/corpus/$t" "$ROOT/fuzz/regressions/$t") > "$log" 2>&1
+    -artifact_prefix="$ROOT/$crashes/" "${dirs[@]}") > "$log" 2>&1
   status=$?
-  set -e
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  set -e
   speed=$(( ${runs:-0} / SECONDS_EACH ))
   size=$(ls "$corpus" | wc -l)
   if [ "$status" -eq 0 ]; then verdict=clean; else
