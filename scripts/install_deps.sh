@@ -16,6 +16,7 @@ PACKAGES=(
   python3-pydot graphviz
   octave liboctave-dev
   clang-14 libclang-rt-14-dev libomp-14-dev
+  libopenmpi-dev openmpi-bin
   dataset-fashion-mnist
 )
 missing=()

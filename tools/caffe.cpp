@@ -4,6 +4,8 @@
 //   caffe test  --model=net.prototxt --weights=w.caffemodel [--iterations=50]
 //   caffe time  --model=net.prototxt [--iterations=50] [--phase=TRAIN]
 //   caffe device_query
+//   mpirun -np N caffe train ...   data-parallel over N ranks
+//                                  (docs/distributed.md)
 //
 // Every user error ends with "Error: <what, naming file/layer/blob>" on
 // stderr and exit status 1; nothing aborts.
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/parallel/distributed.hpp"
 #include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
 #include "caffe/python_layer.hpp"
@@ -57,6 +60,16 @@ DEFINE_string(sigint_effect, "stop",
               "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
 DEFINE_string(sighup_effect, "snapshot",
               "What to do on SIGHUP: snapshot, stop or none.");
+DEFINE_string(sigusr1_effect, "none",
+              "What to do on SIGUSR1 (mpirun forwards it to every rank): "
+              "snapshot, stop or none.");
+DEFINE_string(sigusr2_effect, "none",
+              "What to do on SIGUSR2 (mpirun forwards it to every rank): "
+              "snapshot, stop or none.");
+DEFINE_double(dist_timeout, 600,
+              "Data-parallel jobs: end the job when one collective "
+              "(gradient sum, broadcast) takes longer than this many "
+              "seconds, because a peer stalled or died (0: wait forever).");
 
 namespace {
 
@@ -98,10 +111,12 @@ caffe::Phase GetPhase(caffe::Phase default_phase) {
 }
 
 // Signals only set flags; the solver polls them between iterations.
-std::atomic<int> g_sigint(0), g_sighup(0);
+std::atomic<int> g_sigint(0), g_sighup(0), g_sigusr1(0), g_sigusr2(0);
 void HandleSignal(int sig) {
   if (sig == SIGINT) g_sigint = 1;
   if (sig == SIGHUP) g_sighup = 1;
+  if (sig == SIGUSR1) g_sigusr1 = 1;
+  if (sig == SIGUSR2) g_sigusr2 = 1;
 }
 
 SolverAction::Enum ParseEffect(const string& effect) {
@@ -113,6 +128,9 @@ SolverAction::Enum ParseEffect(const string& effect) {
 }
 
 void CopyLayers(Solver<float>* solver, const string& model_list) {
+  // Data-parallel: rank 0 reads the weights and hands them to the others
+  // (which may run on machines without the file).
+  if (!Caffe::root_solver()) return;
   for (const string& w : SplitList(model_list)) {
     LOG(INFO) << "Finetuning from " << w;
     solver->net()->CopyTrainedLayersFrom(w);
@@ -143,14 +161,20 @@ int train() {
   Caffe::set_mode(Caffe::CPU);
   const SolverAction::Enum on_int = ParseEffect(FLAGS_sigint_effect);
   const SolverAction::Enum on_hup = ParseEffect(FLAGS_sighup_effect);
+  const SolverAction::Enum on_usr1 = ParseEffect(FLAGS_sigusr1_effect);
+  const SolverAction::Enum on_usr2 = ParseEffect(FLAGS_sigusr2_effect);
   std::signal(SIGINT, HandleSignal);
   std::signal(SIGHUP, HandleSignal);
+  if (on_usr1 != SolverAction::NONE) std::signal(SIGUSR1, HandleSignal);
+  if (on_usr2 != SolverAction::NONE) std::signal(SIGUSR2, HandleSignal);
 
   shared_ptr<Solver<float> > solver(
       caffe::SolverRegistry<float>::CreateSolver(solver_param));
-  solver->SetActionFunction([on_int, on_hup]() {
+  solver->SetActionFunction([on_int, on_hup, on_usr1, on_usr2]() {
     if (g_sigint.exchange(0)) return on_int;
     if (g_sighup.exchange(0)) return on_hup;
+    if (g_sigusr1.exchange(0)) return on_usr1;
+    if (g_sigusr2.exchange(0)) return on_usr2;
     return SolverAction::NONE;
   });
   if (!FLAGS_snapshot.empty()) {
@@ -355,8 +379,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
+    // Under mpirun: MPI, the rank and rank-prefixed logs from here on.
+    caffe::set_dist_timeout(FLAGS_dist_timeout);
+    caffe::InitDistributed();
     return it->second();
   } catch (const std::exception& e) {
+    // One rank's error ends the whole job instead of leaving the others
+    // waiting in a collective.
+    if (caffe::DistributedCommunicator()) caffe::AbortDistributed(e.what());
     std::cerr << "Error: " << e.what() << std::endl;
     return 1;
   }

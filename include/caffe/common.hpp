@@ -161,11 +161,16 @@ class Caffe {
   static void SetDevice(int device_id);
   static void DeviceQuery();
   static bool CheckDevice(int device_id);
+  // The data-parallel job (parallel/distributed.hpp): how many ranks
+  // train together and which one this thread belongs to.  Data layers
+  // shard records by them; only the root solver writes snapshots.
   static int solver_count() { return Get().solver_count_; }
   static void set_solver_count(int val) { Get().solver_count_ = val; }
+  static int solver_rank() { return Get().solver_rank_; }
   static bool root_solver() { return Get().solver_rank_ == 0; }
   static void set_solver_rank(int r) { Get().solver_rank_ = r; }
-  static bool multiprocess() { return false; }
+  // Several processes train together (a job of two or more ranks).
+  static bool multiprocess() { return Get().solver_count_ > 1; }
 
   typedef std::mt19937 RNG;
   static RNG& rng() { return Get().rng_; }

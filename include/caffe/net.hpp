@@ -108,6 +108,15 @@ class Net {
     return param_names_index_;
   }
   const vector<int>& param_owners() const { return param_owners_; }
+  // The params() indices of layer `layer_id`'s blobs.
+  const vector<int>& param_ids(int layer_id) const {
+    return param_id_vecs_[layer_id];
+  }
+  // For each params() index, its learnable_params() index (a shared
+  // parameter maps to its owner's).
+  const vector<int>& learnable_param_ids() const {
+    return learnable_param_ids_;
+  }
   const vector<string>& param_display_names() const {
     return param_display_names_;
   }

@@ -33,6 +33,11 @@ class SGDSolver : public Solver<Dtype> {
   void PreSolve();
   void ApplyUpdate() override;
   size_t StateBytes(size_t* held) const override;
+  vector<Blob<Dtype>*> StateBlobs() override {
+    vector<Blob<Dtype>*> blobs;
+    for (const auto& h : history_) blobs.push_back(h.get());
+    return blobs;
+  }
   virtual void Normalize(int param_id);
   virtual void Regularize(int param_id);
   virtual void ComputeUpdateValue(int param_id, Dtype rate);

@@ -11,10 +11,16 @@
 // the state (history) they snapshot.  A non-finite training loss is traced
 // to the first layer that produced a non-finite value and, by default,
 // stops training (SolverParameter.non_finite_loss).
+// In a process mpirun launched with N > 1 ranks the solver trains
+// data-parallel (parallel/data_parallel.hpp): it starts MPI, checks that
+// every rank trains the same model, takes rank 0's weights and state,
+// reduces gradients every iteration, runs each rank's share of test_iter,
+// and only rank 0 writes snapshots.
 #ifndef CAFFE_SOLVER_HPP_
 #define CAFFE_SOLVER_HPP_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +28,9 @@
 #include "caffe/solver_factory.hpp"
 
 namespace caffe {
+
+template <typename Dtype>
+class DataParallel;
 
 // What to do when the training loop is asked to stop or snapshot (signals).
 namespace SolverAction {
@@ -40,7 +49,7 @@ class Solver {
  public:
   explicit Solver(const SolverParameter& param);
   explicit Solver(const string& param_file);
-  virtual ~Solver() {}
+  virtual ~Solver();
   void Init(const SolverParameter& param);
   void InitTrainNet();
   void InitTestNets();
@@ -67,6 +76,8 @@ class Solver {
   // Runs every test net; returns per-net scores (output values averaged
   // over test_iter, in output order).
   vector<vector<Dtype> > TestAll();
+  // The data-parallel partner, null unless N > 1 ranks train together.
+  DataParallel<Dtype>* data_parallel() { return data_parallel_.get(); }
 
  protected:
   virtual void ApplyUpdate() = 0;
@@ -94,6 +105,12 @@ class Solver {
   // cannot fit in host memory (util/memory_fit.hpp); once, before the
   // first iteration.
   void CheckRunFits();
+  // The blobs a snapshot of this solver's state holds (history, moments).
+  virtual vector<Blob<Dtype>*> StateBlobs() { return {}; }
+  // Data-parallel: seeds, the start-up check (Init) and rank 0's state on
+  // every rank (before the first iteration and after each Restore).
+  void InitDataParallel();
+  void SyncDataParallelState();
 
   SolverParameter param_;
   int iter_;
@@ -105,6 +122,8 @@ class Solver {
   ActionCallback action_request_function_;
   bool requested_early_exit_;
   bool run_fits_checked_ = false;
+  std::unique_ptr<DataParallel<Dtype> > data_parallel_;
+  bool state_synced_ = false;
 
   DISABLE_COPY_AND_ASSIGN(Solver);
 };

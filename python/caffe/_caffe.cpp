@@ -527,7 +527,7 @@ PYBIND11_MODULE(_caffe, m) {
   m.def("layer_type_list", &LayerRegistry<float>::LayerTypeList);
   m.def("solver_count", &Caffe::solver_count);
   m.def("set_solver_count", &Caffe::set_solver_count);
-  m.def("solver_rank", []() { return Caffe::root_solver() ? 0 : 1; });
+  m.def("solver_rank", &Caffe::solver_rank);
   m.def("set_solver_rank", &Caffe::set_solver_rank);
   m.def("set_multiprocess", [](bool multiprocess) {
     if (multiprocess)

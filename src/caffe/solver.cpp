@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "caffe/parallel/data_parallel.hpp"
+#include "caffe/parallel/distributed.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/memory_fit.hpp"
 #include "caffe/util/non_finite_scan.hpp"
@@ -51,19 +53,62 @@ Solver<Dtype>::Solver(const string& param_file)
 }
 
 template <typename Dtype>
+Solver<Dtype>::~Solver() {}
+
+template <typename Dtype>
 void Solver<Dtype>::Init(const SolverParameter& param) {
   param_ = param;
   CAFFE_CHECK_GE(param_.average_loss(), 1) << "average_loss should be >= 1";
   CAFFE_CHECK_GE(param_.iter_size(), 1) << "iter_size should be >= 1";
-  CheckSnapshotWritePermissions();
-  if (param_.random_seed() >= 0) {
-    Caffe::set_random_seed(static_cast<unsigned int>(param_.random_seed()));
+  InitDistributed();  // starts MPI in a process mpirun launched, else no-op
+  Communicator* comm = DistributedCommunicator();
+  // Only rank 0 writes snapshots; the others may not see its directory.
+  if (Caffe::root_solver()) CheckSnapshotWritePermissions();
+  int64_t seed = param_.random_seed();
+  if (comm && seed < 0) {
+    // Every rank builds its nets from one seed (the same initial weights,
+    // the same rand_skip and shuffle order): rank 0 draws it.
+    seed = static_cast<int64_t>(caffe_rng_rand());
+    comm->Broadcast(&seed, sizeof(seed), 0, "the broadcast of the seed");
   }
+  if (seed >= 0) Caffe::set_random_seed(static_cast<unsigned int>(seed));
   InitTrainNet();
   InitTestNets();
   iter_ = 0;
   current_step_ = 0;
   smoothed_loss_ = 0;
+  if (comm) {
+    InitDataParallel();
+    // Dropout and other draws made while training differ by rank.
+    if (comm->rank() > 0)
+      Caffe::set_random_seed(static_cast<unsigned int>(seed) + comm->rank());
+  }
+}
+
+template <typename Dtype>
+void Solver<Dtype>::InitDataParallel() {
+  Communicator* comm = DistributedCommunicator();
+  data_parallel_.reset(new DataParallel<Dtype>(comm, param_, net_.get()));
+  data_parallel_->CheckSameModel(param_);
+  int batch = 0;
+  if (!net_->top_vecs().empty() && !net_->top_vecs()[0].empty() &&
+      net_->top_vecs()[0][0]->num_axes() > 0)
+    batch = net_->top_vecs()[0][0]->shape(0);
+  LOG(INFO) << "Data-parallel training on " << comm->size() << " ranks: "
+            << "effective batch " << comm->size() << " x " << batch
+            << " x iter_size " << param_.iter_size() << " = "
+            << comm->size() * batch * param_.iter_size()
+            << " (learning rates are not rescaled); gradients summed in "
+            << data_parallel_->buckets().size() << " bucket(s), "
+            << data_parallel_->bucket_bytes() << " bytes per rank, "
+            << (param_.layer_wise_reduce() ? "overlapped with backward"
+                                           : "after backward");
+}
+
+template <typename Dtype>
+void Solver<Dtype>::SyncDataParallelState() {
+  data_parallel_->BroadcastState(StateBlobs(), &iter_, &current_step_);
+  state_synced_ = true;
 }
 
 template <typename Dtype>
@@ -184,6 +229,7 @@ void Solver<Dtype>::CheckRunFits() {
 
 template <typename Dtype>
 void Solver<Dtype>::Step(int iters) {
+  if (data_parallel_ && !state_synced_) SyncDataParallelState();
   const int start_iter = iter_;
   const int stop_iter = iter_ + iters;
   const int average_loss = param_.average_loss();
@@ -206,8 +252,23 @@ void Solver<Dtype>::Step(int iters) {
     const bool display = param_.display() && iter_ % param_.display() == 0;
     net_->set_debug_info(display && param_.debug_info());
     Dtype loss = 0;
-    for (int i = 0; i < param_.iter_size(); ++i) loss += net_->ForwardBackward();
+    for (int i = 0; i < param_.iter_size(); ++i) {
+      if (data_parallel_)
+        data_parallel_->BeginPass(i + 1 == param_.iter_size(), iter_);
+      loss += net_->ForwardBackward();
+    }
     loss /= param_.iter_size();
+    bool want_snapshot = false, want_stop = false;
+    if (data_parallel_) {
+      data_parallel_->FinishGradients();
+      // The ranks agree on the loss shown and on acting on a signal any
+      // of them received, at this same iteration.
+      const SolverAction::Enum request = GetRequestedAction();
+      want_snapshot = request == SolverAction::SNAPSHOT;
+      want_stop = request == SolverAction::STOP;
+      loss = data_parallel_->AgreeOnIteration(loss, &want_snapshot,
+                                              &want_stop);
+    }
     if (!std::isfinite(loss)) ReportNonFiniteLoss(loss);
     UpdateSmoothedLoss(loss, start_iter, average_loss);
     ++iters_since_display;
@@ -225,12 +286,16 @@ void Solver<Dtype>::Step(int iters) {
     }
     ApplyUpdate();
     ++iter_;
-    SolverAction::Enum request = GetRequestedAction();
+    if (!data_parallel_) {
+      const SolverAction::Enum request = GetRequestedAction();
+      want_snapshot = request == SolverAction::SNAPSHOT;
+      want_stop = request == SolverAction::STOP;
+    }
     if ((param_.snapshot() && iter_ % param_.snapshot() == 0) ||
-        request == SolverAction::SNAPSHOT) {
+        want_snapshot) {
       Snapshot();
     }
-    if (request == SolverAction::STOP) {
+    if (want_stop) {
       requested_early_exit_ = true;
       break;
     }
@@ -278,9 +343,17 @@ void Solver<Dtype>::Solve(const char* resume_file) {
   LOG(INFO) << "Learning Rate Policy: " << param_.lr_policy();
   requested_early_exit_ = false;
   if (resume_file) {
-    LOG(INFO) << "Restoring previous solver status from " << resume_file;
-    Restore(resume_file);
+    if (!data_parallel_ || Caffe::root_solver()) {
+      LOG(INFO) << "Restoring previous solver status from " << resume_file;
+      Restore(resume_file);
+    }
+    if (data_parallel_) {
+      state_synced_ = false;
+      LOG(INFO) << "Resumed on " << data_parallel_->size()
+                << " ranks: the data order restarts from the first record";
+    }
   }
+  if (data_parallel_ && !state_synced_) SyncDataParallelState();
   const int start_iter = iter_;
   Step(param_.max_iter() - iter_);
   if (param_.snapshot_after_train() &&
@@ -295,6 +368,10 @@ void Solver<Dtype>::Solve(const char* resume_file) {
   if (param_.display() && iter_ % param_.display() == 0) {
     Dtype loss;
     net_->Forward(&loss);
+    if (data_parallel_) {
+      bool snapshot = false, stop = false;
+      loss = data_parallel_->AgreeOnIteration(loss, &snapshot, &stop);
+    }
     UpdateSmoothedLoss(loss, start_iter, param_.average_loss());
     LOG(INFO) << "Iteration " << iter_ << ", loss = " << smoothed_loss_;
   }
@@ -307,6 +384,8 @@ void Solver<Dtype>::Solve(const char* resume_file) {
 template <typename Dtype>
 vector<vector<Dtype> > Solver<Dtype>::TestAll() {
   vector<vector<Dtype> > all;
+  if (data_parallel_ && !test_nets_.empty())
+    data_parallel_->AverageBatchNormStatistics();
   for (int test_net_id = 0;
        test_net_id < static_cast<int>(test_nets_.size()) &&
        !requested_early_exit_;
@@ -325,8 +404,15 @@ vector<Dtype> Solver<Dtype>::Test(const int test_net_id) {
   vector<Dtype> test_score;
   vector<int> test_score_output_id;
   Dtype loss = 0;
+  // Data-parallel: rank r runs iterations r, r + N, ...; its data layers
+  // read the matching shard, so the ranks together see test_iter batches.
+  const int share = data_parallel_ ? data_parallel_->rank() : 0;
+  const int stride = data_parallel_ ? data_parallel_->size() : 1;
   for (int i = 0; i < param_.test_iter(test_net_id); ++i) {
-    SolverAction::Enum request = GetRequestedAction();
+    // Signals are acted on between training iterations, where the ranks
+    // agree on them.
+    SolverAction::Enum request =
+        data_parallel_ ? SolverAction::NONE : GetRequestedAction();
     while (request != SolverAction::NONE) {
       if (request == SolverAction::SNAPSHOT) {
         Snapshot();
@@ -336,10 +422,11 @@ vector<Dtype> Solver<Dtype>::Test(const int test_net_id) {
       request = GetRequestedAction();
     }
     if (requested_early_exit_) break;
+    if (i % stride != share) continue;
     Dtype iter_loss;
     const vector<Blob<Dtype>*>& result = test_net->Forward(&iter_loss);
     if (param_.test_compute_loss()) loss += iter_loss;
-    if (i == 0) {
+    if (test_score.empty()) {
       for (size_t j = 0; j < result.size(); ++j) {
         const Dtype* result_vec = result[j]->cpu_data();
         for (int k = 0; k < result[j]->count(); ++k) {
@@ -359,6 +446,21 @@ vector<Dtype> Solver<Dtype>::Test(const int test_net_id) {
   if (requested_early_exit_) {
     LOG(INFO) << "Test interrupted.";
     return test_score;
+  }
+  if (data_parallel_) {
+    if (test_score.empty()) {  // this rank's share was empty
+      const vector<Blob<Dtype>*>& outputs = test_net->output_blobs();
+      for (size_t j = 0; j < outputs.size(); ++j) {
+        test_score.resize(test_score.size() + outputs[j]->count(), 0);
+        test_score_output_id.resize(test_score.size(), j);
+      }
+    }
+    test_score.push_back(loss);
+    data_parallel_->SumAcrossRanks(
+        &test_score, "the sum of test net #" + std::to_string(test_net_id) +
+                         " outputs at iteration " + std::to_string(iter_));
+    loss = test_score.back();
+    test_score.pop_back();
   }
   if (param_.test_compute_loss()) {
     loss /= param_.test_iter(test_net_id);
@@ -383,6 +485,10 @@ vector<Dtype> Solver<Dtype>::Test(const int test_net_id) {
 
 template <typename Dtype>
 void Solver<Dtype>::Snapshot() {
+  if (data_parallel_) {
+    data_parallel_->AverageBatchNormStatistics();
+    if (!Caffe::root_solver()) return;
+  }
   string model_filename;
   switch (param_.snapshot_format()) {
     case SolverParameter_SnapshotFormat_BINARYPROTO:
@@ -436,6 +542,9 @@ string Solver<Dtype>::SnapshotToHDF5() {
 
 template <typename Dtype>
 void Solver<Dtype>::Restore(const char* state_file) {
+  // In a data-parallel job every rank calls Restore (or Solve with the
+  // file) and the next Step takes rank 0's restored state everywhere.
+  state_synced_ = false;
   const string file(state_file);
   CAFFE_CHECK(FileExists(file)) << file << ": solver state file not found";
   if (file.size() >= 3 && file.compare(file.size() - 3, 3, ".h5") == 0) {

@@ -12,6 +12,10 @@
 // the first record of each batch; records of another size in the same batch
 // throw.  Records are parsed on the prefetch thread; a record that is not a
 // Datum surfaces as caffe::Error from Forward naming the key and source.
+// In a data-parallel job (Caffe::solver_count() N > 1) rank r reads, for
+// its batch t, records [t*N*B + r*B, t*N*B + (r+1)*B) of that stream
+// (after rand_skip, which draws the same skip on every rank), so the
+// ranks' batches in rank order are the single-process batch of N*B.
 #ifndef CAFFE_LAYERS_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_DATA_LAYER_HPP_
 
@@ -38,6 +42,7 @@ class DataLayer : public BasePrefetchingDataLayer<Dtype> {
   void load_batch(Batch<Dtype>* batch) override;
   // Moves to the next record, wrapping around at the end.
   void Next();
+  void SkipRecords(uint64_t n);
   // Parses the cursor's record, naming key and source when it is not a Datum.
   void ReadDatum(Datum* datum);
 

@@ -56,12 +56,13 @@ void BasePrefetchingDataLayer<Dtype>::StartInternalThread() {
   }
   // Caffe's settings are per thread: hand the current ones over, with a
   // seed drawn here so a fixed random_seed makes prefetching repeatable.
+  // Nets are built from the same seed on every rank of a data-parallel
+  // job; augmentation draws from seed + rank so that ranks differ.
   const Caffe::Brew mode = Caffe::mode();
-  const unsigned int seed = caffe_rng_rand();
   const int solver_count = Caffe::solver_count();
-  // common.hpp has no solver_rank() getter; root vs. non-root is what the
-  // thread's code (logging, sharding on root) can tell apart.
-  const int solver_rank = Caffe::root_solver() ? 0 : 1;
+  const int solver_rank = Caffe::solver_rank();
+  const unsigned int seed =
+      caffe_rng_rand() + static_cast<unsigned int>(solver_rank);
   thread_.reset(new std::thread(
       &BasePrefetchingDataLayer<Dtype>::InternalThreadEntry, this, mode, seed,
       solver_count, solver_rank));

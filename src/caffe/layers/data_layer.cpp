@@ -37,6 +37,9 @@ void DataLayer<Dtype>::DataLayerSetUp(const vector<Blob<Dtype>*>& bottom,
     LOG(INFO) << "Skipping first " << skip << " data points.";
     for (unsigned int i = 0; i < skip; ++i) Next();
   }
+  // Data-parallel: rank r of N reads records [t*N*B + r*B, t*N*B + (r+1)*B)
+  // at batch t; this is where its first batch starts.
+  SkipRecords(static_cast<uint64_t>(Caffe::solver_rank()) * batch_size);
 
   // The first record fixes the initial shape; later batches reshape to
   // their own first record.
@@ -63,6 +66,11 @@ void DataLayer<Dtype>::Next() {
     cursor_->SeekToFirst();
   }
   ++offset_;
+}
+
+template <typename Dtype>
+void DataLayer<Dtype>::SkipRecords(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) Next();
 }
 
 template <typename Dtype>
@@ -102,6 +110,8 @@ void DataLayer<Dtype>::load_batch(Batch<Dtype>* batch) {
     }
     Next();
   }
+  // The other ranks' shares of this step of the record stream.
+  SkipRecords(static_cast<uint64_t>(Caffe::solver_count() - 1) * batch_size);
 }
 
 INSTANTIATE_CLASS(DataLayer);

@@ -1,0 +1,89 @@
+// data_parallel.hpp: what a Solver does differently when N ranks train one
+// model together (mpirun -np N caffe train).
+//
+// Contract (docs/distributed.md has the user's view):
+//  * Start-up: CheckSameModel compares a digest of the solver and the
+//    name and shape of every parameter across ranks and raises the same
+//    caffe::Error on every rank, naming the first rank and parameter that
+//    differ from rank 0.  BroadcastState copies rank 0's parameters (all
+//    of them: learnable, lr_mult 0 and BatchNorm statistics), the solver's
+//    state blobs and its counters to every rank.
+//  * Gradients: each iteration's last forward/backward pass (of iter_size)
+//    sums the learnable gradients with lr_mult != 0 (never BatchNorm's
+//    statistics) across ranks and scales them by 1/N, so every rank
+//    applies the same update.  Gradients travel in buckets
+//    (gradient_buckets.hpp) of SolverParameter.reduce_bucket_bytes; with
+//    layer_wise_reduce each bucket starts as soon as backward has finished
+//    writing it (this object is the net's after-backward StepHook), and
+//    FinishGradients waits for all of them before the update.  Bucket
+//    buffers are this object's own memory, never the memory plan's arena,
+//    and gradients are copied into them, so a reduction in flight never
+//    aliases a buffer the plan reuses.
+//  * Each iteration the ranks agree (one small sum): the displayed loss
+//    is the mean over ranks, and a snapshot or stop any rank was asked for
+//    (signals) happens on all ranks at the same iteration.
+//  * BatchNorm statistics are averaged across ranks before each test and
+//    snapshot.  Test outputs are summed across ranks (SumAcrossRanks).
+#ifndef CAFFE_PARALLEL_DATA_PARALLEL_HPP_
+#define CAFFE_PARALLEL_DATA_PARALLEL_HPP_
+
+#include <string>
+#include <vector>
+
+#include "caffe/net.hpp"
+#include "caffe/parallel/communicator.hpp"
+#include "caffe/parallel/gradient_buckets.hpp"
+#include "caffe/step_hook.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+class DataParallel : public StepHook {
+ public:
+  DataParallel(Communicator* comm, const SolverParameter& param,
+               Net<Dtype>* net);
+  ~DataParallel() override;
+
+  int rank() const { return comm_->rank(); }
+  int size() const { return comm_->size(); }
+  Communicator* communicator() { return comm_; }
+
+  void CheckSameModel(const SolverParameter& param);
+  void BroadcastState(const vector<Blob<Dtype>*>& state, int* iter,
+                      int* current_step);
+
+  // Before each forward/backward pass of iteration `iter`; only the last
+  // pass of an iteration reduces.
+  void BeginPass(bool last_pass, int iter);
+  void FinishGradients();
+  void AfterBackward(int layer_id) override;
+
+  // Returns the mean loss over ranks; *snapshot / *stop become true when
+  // any rank asked for one.
+  Dtype AgreeOnIteration(Dtype loss, bool* snapshot, bool* stop);
+  void AverageBatchNormStatistics();
+  void SumAcrossRanks(vector<Dtype>* values, const string& what);
+
+  const vector<GradientBucket>& buckets() const { return buckets_; }
+  // Bytes of the bucket buffers (this rank's memory for reduction).
+  size_t bucket_bytes() const;
+
+ private:
+  void Launch(int bucket);
+  string BucketName(int bucket) const;
+
+  Communicator* comm_;
+  Net<Dtype>* net_;
+  bool overlap_;
+  vector<GradientToReduce> gradients_;
+  vector<GradientBucket> buckets_;
+  vector<vector<Dtype> > buffers_;
+  vector<int> handles_;
+  int next_bucket_ = 0;
+  bool armed_ = false;
+  int iter_ = 0;
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_PARALLEL_DATA_PARALLEL_HPP_
