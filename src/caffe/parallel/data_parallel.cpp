@@ -81,8 +81,14 @@ template <typename Dtype>
 void DataParallel<Dtype>::CheckSameModel(const SolverParameter& param) {
   // [solver digest, parameter count, then per parameter: name digest,
   // number of axes, axes...]
+  // The net files may sit at other paths on other machines; the nets
+  // themselves are compared parameter by parameter below.
+  SolverParameter solver = param;
+  solver.clear_net();
+  solver.clear_train_net();
+  solver.clear_test_net();
   string solver_bytes;
-  param.SerializeToString(&solver_bytes);
+  solver.SerializeToString(&solver_bytes);
   vector<uint64_t> mine = {Digest(solver_bytes), net_->params().size()};
   vector<string> names;
   for (int i = 0; i < static_cast<int>(net_->layers().size()); ++i) {

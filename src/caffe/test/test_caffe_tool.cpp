@@ -11,6 +11,7 @@
 #include <string>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/run_command.hpp"
 #include "caffe/test/temp_dir.hpp"
 
 // AddressSanitizer (clang or gcc) is on.
@@ -26,26 +27,13 @@
 namespace caffe {
 namespace {
 
-struct RunResult {
-  int status;
-  std::string output;
-};
-
 // Runs a tool from the build's tools/ directory, capturing stdout+stderr.
 // `shell_prefix` runs first in the same shell (e.g. "ulimit -v N && ").
 RunResult RunTool(const std::string& args, const std::string& cwd = "",
                   const std::string& shell_prefix = "") {
   std::string cmd = shell_prefix;
   if (!cwd.empty()) cmd += "cd '" + cwd + "' && ";
-  cmd += std::string(CAFFE_TOOLS_DIR) + "/" + args + " 2>&1";
-  RunResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  char buf[4096];
-  while (fgets(buf, sizeof(buf), pipe)) r.output += buf;
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
+  return RunShell(cmd + std::string(CAFFE_TOOLS_DIR) + "/" + args);
 }
 
 void WriteFile(const std::string& path, const std::string& text) {

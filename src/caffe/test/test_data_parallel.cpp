@@ -1,0 +1,495 @@
+// Data-parallel training over MPI (parallel/): bucket planning on
+// synthetic gradients, and real jobs under mpirun, through the caffe tool
+// (float) and data_parallel_worker (double): N ranks x batch B must train
+// the weights one process trains with batch N*B, shard records exactly,
+// and end the whole job on any rank's failure.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+#include "caffe/parallel/gradient_buckets.hpp"
+#include "caffe/test/run_command.hpp"
+#include "caffe/test/temp_dir.hpp"
+#include "caffe/util/db.hpp"
+
+namespace caffe {
+namespace {
+
+// ---- bucket planning (pure) ----
+
+TEST(GradientBucketsTest, GroupsInReduceOrderUpToTheLimit) {
+  // Four float gradients of 10, 20, 5 and 30 elements, 100-byte buckets.
+  const vector<GradientToReduce> g = {
+      {3, 10, 6}, {2, 20, 4}, {1, 5, 2}, {0, 30, 0}};
+  const vector<GradientBucket> b = PlanGradientBuckets(g, 4, 100);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[0].members, (vector<int>{0}));  // 40 + 80 bytes > 100
+  EXPECT_EQ(b[1].members, (vector<int>{1, 2}));
+  EXPECT_EQ(b[1].count, 25u);
+  EXPECT_EQ(b[1].ready_layer, 2);
+  EXPECT_EQ(b[2].members, (vector<int>{3}));
+  EXPECT_EQ(b[2].ready_layer, 0);
+}
+
+TEST(GradientBucketsTest, AGradientLargerThanABucketIsABucketOfItsOwn) {
+  const vector<GradientToReduce> g = {{2, 1, 5}, {1, 1000, 3}, {0, 1, 1}};
+  const vector<GradientBucket> b = PlanGradientBuckets(g, 8, 64);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[1].members, (vector<int>{1}));
+  EXPECT_EQ(b[1].count, 1000u);
+}
+
+TEST(GradientBucketsTest, ABucketIsReadyWhenItsLastWrittenMemberIs) {
+  // A shared parameter (ready at layer 1) grouped with a later layer's
+  // gradient makes the whole bucket wait for layer 1; a gradient no
+  // backward writes (-1) waits for the end.
+  const vector<GradientToReduce> g = {{2, 4, 7}, {1, 4, 1}, {0, 4, -1}};
+  const vector<GradientBucket> one = PlanGradientBuckets(g, 4, 32);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(one[0].ready_layer, 1);
+  EXPECT_EQ(one[1].ready_layer, -1);
+}
+
+#ifdef USE_MPI
+
+// ---- jobs under mpirun ----
+
+const int kImage = 8;  // 1 x 8 x 8 images
+
+// `n` Datums; record i has pseudo-random pixels and label label_of(i).
+template <typename LabelOf>
+void WriteLmdb(const string& path, int n, LabelOf label_of,
+               int corrupt_record = -1) {
+  std::unique_ptr<db::DB> store(db::GetDB("lmdb"));
+  store->Open(path, db::NEW);
+  std::unique_ptr<db::Transaction> txn(store->NewTransaction());
+  uint32_t state = 12345;
+  for (int i = 0; i < n; ++i) {
+    Datum datum;
+    datum.set_channels(1);
+    datum.set_height(kImage);
+    datum.set_width(kImage);
+    string pixels(kImage * kImage, '\0');
+    for (char& c : pixels) {
+      state = state * 1664525u + 1013904223u;
+      c = static_cast<char>(state >> 24);
+    }
+    datum.set_data(pixels);
+    datum.set_label(label_of(i));
+    string value;
+    datum.SerializeToString(&value);
+    if (i == corrupt_record) value = "this is not a Datum";
+    char key[16];
+    snprintf(key, sizeof(key), "%08d", i);
+    txn->Put(key, value);
+  }
+  txn->Commit();
+  store->Close();
+}
+
+void WriteFile(const string& path, const string& text) {
+  std::ofstream(path) << text;
+}
+
+string DataLayerText(int batch) {
+  return "layer { name: 'data' type: 'Data' top: 'data' top: 'label'\n"
+         "  transform_param { scale: 0.00390625 }\n"
+         "  data_param { source: 'lmdb' batch_size: " +
+         std::to_string(batch) + " backend: LMDB } }\n";
+}
+
+// A small LeNet: conv, max pooling, two inner products, softmax loss.
+string LenetNet(int batch, const string& extra = "") {
+  return "name: 'lenet'\n" + extra + DataLayerText(batch) + R"(
+layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: 'xavier' }
+    bias_filler { type: 'constant' value: 0.1 } } }
+layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1'
+  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1'
+  inner_product_param { num_output: 16 weight_filler { type: 'xavier' } } }
+layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
+layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2'
+  inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
+layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
+)";
+}
+
+// Two branches share one inner product's weights (as siamese nets do).
+string SharedWeightsNet(int batch) {
+  return "name: 'shared'\n" + DataLayerText(batch) + R"(
+layer { name: 'ip_a' type: 'InnerProduct' bottom: 'data' top: 'a'
+  param { name: 'shared_w' } param { name: 'shared_b' }
+  inner_product_param { num_output: 12 weight_filler { type: 'xavier' } } }
+layer { name: 'sq' type: 'Power' bottom: 'data' top: 'sq' power_param { power: 2 } }
+layer { name: 'ip_b' type: 'InnerProduct' bottom: 'sq' top: 'b'
+  param { name: 'shared_w' } param { name: 'shared_b' }
+  inner_product_param { num_output: 12 weight_filler { type: 'xavier' } } }
+layer { name: 'sum' type: 'Eltwise' bottom: 'a' bottom: 'b' top: 'ab' }
+layer { name: 'ip2' type: 'InnerProduct' bottom: 'ab' top: 'ip2'
+  inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
+layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
+)";
+}
+
+string SolverText(const string& net, int max_iter, const string& extra = "",
+                  bool snapshot_after_train = false) {
+  return "net: '" + net + "'\nbase_lr: 0.05 momentum: 0.9 " +
+         "weight_decay: 0.0005 lr_policy: 'inv' gamma: 0.0001 power: 0.75\n" +
+         "max_iter: " + std::to_string(max_iter) +
+         " display: 5 random_seed: 3 snapshot_after_train: " +
+         (snapshot_after_train ? "true\n" : "false\n") + extra;
+}
+
+// mpirun as root, more ranks than cores, one thread per rank, bounded.
+string Mpirun(int ranks, const string& program, int timeout_s = 120) {
+  return "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 timeout " +
+         std::to_string(timeout_s) +
+         " mpirun --oversubscribe --bind-to none -np " +
+         std::to_string(ranks) + " " + program;
+}
+
+string Worker() { return string(CAFFE_BINARY_DIR) + "/data_parallel_worker"; }
+string Tool() { return string(CAFFE_TOOLS_DIR) + "/caffe"; }
+
+typedef std::map<string, vector<double> > Weights;
+
+Weights LoadWeights(const string& file) {
+  NetParameter param;
+  ReadProtoFromBinaryFileOrDie(file, &param);
+  Weights w;
+  for (const LayerParameter& layer : param.layer()) {
+    for (int i = 0; i < layer.blobs_size(); ++i) {
+      const BlobProto& b = layer.blobs(i);
+      vector<double>& v = w[layer.name() + "/" + std::to_string(i)];
+      if (b.double_data_size()) {
+        v.assign(b.double_data().begin(), b.double_data().end());
+      } else {
+        v.assign(b.data().begin(), b.data().end());
+      }
+    }
+  }
+  return w;
+}
+
+// The largest ||a - b|| / ||a|| over blobs.
+double WorstRelativeDifference(const Weights& a, const Weights& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double worst = 0;
+  for (const auto& entry : a) {
+    const vector<double>& x = entry.second;
+    const auto it = b.find(entry.first);
+    if (it == b.end() || it->second.size() != x.size()) return INFINITY;
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      diff += (x[i] - it->second[i]) * (x[i] - it->second[i]);
+      norm += x[i] * x[i];
+    }
+    worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30));
+  }
+  return worst;
+}
+
+string ReadFile(const string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class DataParallelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteLmdb(dir_.file("lmdb"), 1000, [](int i) { return (i * 7) % 10; });
+  }
+  // Trains `net_text` in double with `ranks` ranks; returns rank r's
+  // weights file.
+  string TrainWorker(int ranks, const string& net_text, int max_iter,
+                     const string& name, const string& solver_extra = "") {
+    WriteFile(dir_.file(name + ".net"), net_text);
+    WriteFile(dir_.file(name + ".solver"),
+              SolverText(name + ".net", max_iter, solver_extra));
+    const RunResult r = RunShell(
+        "cd " + dir_.path() + " && " +
+        Mpirun(ranks, Worker() + " train " + name + ".solver " + name));
+    EXPECT_EQ(r.status, 0) << r.output;
+    return dir_.file(name + ".rank0.caffemodel");
+  }
+  string Path(const string& name) { return dir_.file(name); }
+
+  TempDir dir_;
+};
+
+TEST_F(DataParallelTest, ShardsAreDisjointAndMakeTheSingleProcessBatch) {
+  std::filesystem::remove_all(Path("lmdb"));
+  WriteLmdb(Path("lmdb"), 90, [](int i) { return i; });  // label = key
+  for (int ranks : {2, 3}) {
+    const int batch = 4, iterations = 9;  // 9 * 3 * 4 > 90: wraps around
+    WriteFile(Path("one.net"), "name: 'one'\n" + DataLayerText(batch * ranks));
+    WriteFile(Path("many.net"), "name: 'many'\n" + DataLayerText(batch));
+    const string go = "cd " + dir_.path() + " && ";
+    RunResult r = RunShell(go + Worker() + " labels one.net " +
+                           std::to_string(iterations) + " one");
+    ASSERT_EQ(r.status, 0) << r.output;
+    r = RunShell(go + Mpirun(ranks, Worker() + " labels many.net " +
+                                        std::to_string(iterations) + " many"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream single(Path("one.rank0.txt"));
+    vector<std::unique_ptr<std::ifstream> > shards;
+    for (int k = 0; k < ranks; ++k)
+      shards.emplace_back(new std::ifstream(
+          Path("many.rank" + std::to_string(k) + ".txt")));
+    for (int t = 0; t < iterations; ++t) {
+      string want, line, got;
+      ASSERT_TRUE(std::getline(single, want));
+      for (int k = 0; k < ranks; ++k) {
+        ASSERT_TRUE(std::getline(*shards[k], line)) << "rank " << k;
+        std::istringstream keys(line);
+        int n = 0;
+        for (string key; keys >> key; ++n) got += (got.empty() ? "" : " ") + key;
+        EXPECT_EQ(n, batch);
+      }
+      // Concatenated in rank order, the shards are the single batch, so
+      // they are also disjoint within it.
+      EXPECT_EQ(got, want) << ranks << " ranks, batch " << t;
+    }
+  }
+}
+
+TEST_F(DataParallelTest, TwoRanksTrainTheSingleProcessWeightsInDouble) {
+  const Weights one = LoadWeights(TrainWorker(1, LenetNet(16), 20, "one"));
+  const string two = TrainWorker(2, LenetNet(8), 20, "two");
+  EXPECT_LT(WorstRelativeDifference(one, LoadWeights(two)), 1e-10);
+  // Every rank holds the same bits, and a rerun gives them again.
+  EXPECT_EQ(ReadFile(two), ReadFile(Path("two.rank1.caffemodel")));
+  const string again = TrainWorker(2, LenetNet(8), 20, "again");
+  EXPECT_EQ(ReadFile(two), ReadFile(again));
+  // The weights moved: the comparison is not between initial weights.
+  const Weights start = LoadWeights(TrainWorker(1, LenetNet(16), 0, "zero"));
+  EXPECT_GT(WorstRelativeDifference(start, one), 1e-3);
+}
+
+TEST_F(DataParallelTest, BucketSizeAndOverlapGiveIdenticalWeights) {
+  const string base = ReadFile(TrainWorker(2, LenetNet(8), 12, "base"));
+  const string small = ReadFile(TrainWorker(2, LenetNet(8), 12, "small",
+                                            "reduce_bucket_bytes: 200\n"));
+  const string after = ReadFile(TrainWorker(2, LenetNet(8), 12, "after",
+                                            "layer_wise_reduce: false\n"));
+  EXPECT_EQ(base, small);
+  EXPECT_EQ(base, after);
+}
+
+TEST_F(DataParallelTest, ThreeRanksTrainTheSingleProcessWeights) {
+  const Weights one = LoadWeights(TrainWorker(1, LenetNet(12), 15, "one"));
+  const string three = TrainWorker(3, LenetNet(4), 15, "three");
+  EXPECT_LT(WorstRelativeDifference(one, LoadWeights(three)), 1e-10);
+  EXPECT_EQ(ReadFile(three), ReadFile(Path("three.rank2.caffemodel")));
+}
+
+TEST_F(DataParallelTest, IterSizeTwoMatchesTheSingleProcess) {
+  const Weights one = LoadWeights(
+      TrainWorker(1, LenetNet(8), 10, "one", "iter_size: 2\n"));
+  const Weights two = LoadWeights(
+      TrainWorker(2, LenetNet(4), 10, "two", "iter_size: 2\n"));
+  EXPECT_LT(WorstRelativeDifference(one, two), 1e-10);
+}
+
+TEST_F(DataParallelTest, SharedWeightsMatchTheSingleProcess) {
+  const Weights one =
+      LoadWeights(TrainWorker(1, SharedWeightsNet(16), 12, "one"));
+  const Weights two = LoadWeights(TrainWorker(
+      2, SharedWeightsNet(8), 12, "two", "reduce_bucket_bytes: 100\n"));
+  EXPECT_LT(WorstRelativeDifference(one, two), 1e-10);
+}
+
+TEST_F(DataParallelTest, MemParamNeverChangesTheWeights) {
+  const string plain = ReadFile(TrainWorker(2, LenetNet(8), 10, "plain"));
+  const char* settings[] = {
+      "level: 0 check: true", "level: 1 check: true", "level: 2 check: true",
+      "level: 2 release: DYNAMIC check: true",
+      "level: 2 check: true recompute { auto: SQRT }"};
+  int k = 0;
+  for (const char* s : settings) {
+    const string mem = "mem_param { optimize_train: true " + string(s) + " }\n";
+    const string name = "mem" + std::to_string(k++);
+    EXPECT_EQ(plain, ReadFile(TrainWorker(2, LenetNet(8, mem), 10, name)))
+        << s;
+  }
+}
+
+TEST_F(DataParallelTest, TheToolTrainsTheSingleProcessWeightsInFloat) {
+  WriteFile(Path("one.net"), LenetNet(16));
+  WriteFile(Path("two.net"), LenetNet(8));
+  WriteFile(Path("one.solver"),
+            SolverText("one.net", 20, "snapshot_prefix: 'one'\n", true));
+  WriteFile(Path("two.solver"),
+            SolverText("two.net", 20, "snapshot_prefix: 'two'\n", true));
+  const string go = "cd " + dir_.path() + " && ";
+  RunResult r = RunShell(go + Tool() + " train --solver=one.solver");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = RunShell(go + Mpirun(2, Tool() + " train --solver=two.solver"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_LT(WorstRelativeDifference(LoadWeights(Path("one_iter_20.caffemodel")),
+                                    LoadWeights(Path("two_iter_20.caffemodel"))),
+            1e-4);
+  EXPECT_NE(r.output.find("effective batch 2 x 8 x iter_size 1 = 16"),
+            string::npos)
+      << r.output;
+  // Rank 0 alone snapshots and logs iterations; rank 1 logs no INFO.
+  auto count = [&](const string& needle) {
+    size_t n = 0;
+    for (size_t at = r.output.find(needle); at != string::npos;
+         at = r.output.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("Snapshotting to binary proto file"), 1u);
+  EXPECT_EQ(count("Iteration 15 ("), 1u);
+  EXPECT_EQ(count("[rank 1] I"), 0u);
+}
+
+TEST_F(DataParallelTest, DifferentNetsOnTwoRanksFailAtStartUp) {
+  WriteFile(Path("a.net"), LenetNet(8));
+  string other = LenetNet(8);
+  other.replace(other.find("num_output: 16"), 14, "num_output: 17");
+  WriteFile(Path("b.net"), other);
+  WriteFile(Path("a.solver"), SolverText("a.net", 5));
+  WriteFile(Path("b.solver"), SolverText("a.net", 5).replace(6, 5, "b.net"));
+  const RunResult r = RunShell(
+      "cd " + dir_.path() + " && " +
+      Mpirun(1, Tool() + " train --solver=a.solver : -np 1 " + Tool() +
+                    " train --solver=b.solver"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("rank 1 does not train the same model as rank 0"),
+            string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("parameter 'ip1' #0 (of rank 0's net) has shape "
+                          "16 36 on rank 0 but rank 1 has shape 17 36"),
+            string::npos)
+      << r.output;
+  // The same net with gradient clipping on one rank only.
+  WriteFile(Path("b.solver"), SolverText("a.net", 5, "clip_gradients: 1\n"));
+  const RunResult lr = RunShell(
+      "cd " + dir_.path() + " && " +
+      Mpirun(1, Tool() + " train --solver=a.solver : -np 1 " + Tool() +
+                    " train --solver=b.solver"));
+  EXPECT_NE(lr.status, 0);
+  EXPECT_NE(lr.output.find("the solver parameters differ"), string::npos)
+      << lr.output;
+}
+
+TEST_F(DataParallelTest, ACorruptRecordReadByRankOneNamesRankOne) {
+  // Record 8 is rank 1's first record at batch 8.
+  std::filesystem::remove_all(Path("lmdb"));
+  WriteLmdb(Path("lmdb"), 100, [](int i) { return i % 10; }, 8);
+  WriteFile(Path("net"), LenetNet(8));
+  WriteFile(Path("solver"), SolverText("net", 5));
+  const RunResult r = RunShell("cd " + dir_.path() + " && " +
+                               Mpirun(2, Tool() + " train --solver=solver"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("[rank 1] Error:"), string::npos) << r.output;
+  EXPECT_NE(r.output.find("record '00000008'"), string::npos) << r.output;
+  EXPECT_EQ(r.output.find("[rank 0] Error:"), string::npos) << r.output;
+}
+
+// The pid of rank `rank` of the job whose environment carries `tag`.
+pid_t FindRank(const string& tag, int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != string::npos) continue;
+    const string env = ReadFile(entry.path().string() + "/environ");
+    if (env.find("LEANCAFFE_TEST_TAG=" + tag) == string::npos) continue;
+    if (env.find(string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) +
+                 '\0') == string::npos)
+      continue;
+    const string exe = ReadFile(entry.path().string() + "/comm");
+    if (exe.find("caffe") != 0) continue;  // not the shell or timeout
+    return static_cast<pid_t>(std::stol(name));
+  }
+  return -1;
+}
+
+// Starts a long job in the background, waits until rank 1 is training,
+// sends it `sig`, and returns the job's result.
+RunResult SignalRankOne(const TempDir& dir, int sig, const string& flags) {
+  WriteFile(dir.file("net"), LenetNet(8));
+  WriteFile(dir.file("solver"), SolverText("net", 1000000));
+  const string tag = dir.path();
+  RunResult result{-1, ""};
+  std::thread job([&] {
+    result = RunShell("cd " + dir.path() + " && LEANCAFFE_TEST_TAG=" + tag +
+                      " " +
+                      Mpirun(2, Tool() + " train --solver=solver " + flags,
+                             120));
+  });
+  pid_t pid = -1;
+  for (int i = 0; i < 300 && pid < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    pid = FindRank(tag, 1);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // now training
+  if (pid > 0) kill(pid, sig);
+  job.join();
+  EXPECT_GT(pid, 0) << "rank 1 never started: " << result.output;
+  return result;
+}
+
+TEST_F(DataParallelTest, AKilledRankEndsTheJob) {
+  const RunResult r = SignalRankOne(dir_, SIGKILL, "");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.status, 124) << "the job had to be ended by timeout";
+  EXPECT_LT(r.seconds, 30 + 2 + 30) << r.output;  // start-up, training, end
+}
+
+TEST_F(DataParallelTest, AStalledRankEndsTheJobAfterTheTimeout) {
+  const RunResult r = SignalRankOne(dir_, SIGSTOP, "--dist_timeout=5");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.status, 124) << "the job had to be ended by timeout";
+  EXPECT_NE(r.output.find("a peer stalled or died"), string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("did not finish within 5 s"), string::npos)
+      << r.output;
+}
+
+TEST_F(DataParallelTest, ResumesOnFewerAndMoreRanks) {
+  WriteFile(Path("net"), LenetNet(8));
+  WriteFile(Path("solver"),
+            SolverText("net", 10, "snapshot: 10 snapshot_prefix: 'dp'\n"));
+  const string go = "cd " + dir_.path() + " && ";
+  RunResult r = RunShell(go + Mpirun(2, Tool() + " train --solver=solver"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(Path("dp_iter_10.solverstate")));
+  WriteFile(Path("solver20"),
+            SolverText("net", 20, "snapshot: 20 snapshot_prefix: 'more'\n"));
+  r = RunShell(go + Mpirun(3, Tool() + " train --solver=solver20 "
+                                       "--snapshot=dp_iter_10.solverstate"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("the data order restarts"), string::npos);
+  EXPECT_TRUE(std::filesystem::exists(Path("more_iter_20.caffemodel")));
+  EXPECT_FALSE(std::filesystem::exists(Path("more_iter_10.caffemodel")));
+  WriteFile(Path("solver20"),
+            SolverText("net", 20, "snapshot: 20 snapshot_prefix: 'fewer'\n"));
+  r = RunShell(go + Tool() +
+               " train --solver=solver20 --snapshot=dp_iter_10.solverstate");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(Path("fewer_iter_20.caffemodel")));
+}
+
+#endif  // USE_MPI
+
+}  // namespace
+}  // namespace caffe
