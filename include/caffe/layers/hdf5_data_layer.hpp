@@ -11,9 +11,14 @@
 // each file whenever it is (re)entered, using Caffe's random stream.  One
 // file is held in memory at a time.  Errors name the file and the dataset.
 // Backward does nothing and reads nothing.
+// In a data-parallel job (Caffe::solver_count() N > 1) rank r reads rows
+// [t*N*B + r*B, t*N*B + (r+1)*B) of the row stream at batch t.  Shuffles
+// draw from the layer's own generator, seeded from Caffe's stream at
+// setup, when every rank's stream is the same: all ranks walk one order.
 #ifndef CAFFE_LAYERS_HDF5_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_HDF5_DATA_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/blob.hpp"
@@ -54,6 +59,7 @@ class HDF5DataLayer : public Layer<Dtype> {
   virtual void LoadHDF5FileData(const char* filename);
   // Advances to the next row, moving on to the next file at the end.
   void Next();
+  void SkipRows(uint64_t n);
 
   vector<string> hdf_filenames_;
   unsigned int num_files_;
@@ -66,6 +72,9 @@ class HDF5DataLayer : public Layer<Dtype> {
   // Shape of one row of each top (all axes but the first), fixed by the
   // first file loaded.
   vector<vector<int> > row_shapes_;
+  // Shuffles draw from here (seeded from Caffe's stream at setup), not
+  // from Caffe's stream, which differs by rank while training.
+  std::unique_ptr<Caffe::RNG> shuffle_rng_;
 };
 
 }  // namespace caffe

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "caffe/util/hdf5.hpp"
+#include "caffe/util/math_functions.hpp"
 
 namespace caffe {
 
@@ -65,7 +66,7 @@ void HDF5DataLayer<Dtype>::LoadHDF5FileData(const char* filename) {
   std::iota(data_permutation_.begin(), data_permutation_.end(), 0u);
   if (this->layer_param_.hdf5_data_param().shuffle()) {
     std::shuffle(data_permutation_.begin(), data_permutation_.end(),
-                 Caffe::rng());
+                 *shuffle_rng_);
     DLOG(INFO) << "Successfully loaded " << num << " rows (shuffled)";
   } else {
     DLOG(INFO) << "Successfully loaded " << num << " rows";
@@ -98,11 +99,14 @@ void HDF5DataLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
       << "' lists no HDF5 files";
   LOG(INFO) << "Number of HDF5 files: " << num_files_;
 
+  // Seeded from Caffe's stream here, at setup: every rank of a
+  // data-parallel job draws the same seed, so all walk one order.
+  shuffle_rng_.reset(new Caffe::RNG(caffe_rng_rand()));
   file_permutation_.resize(num_files_);
   std::iota(file_permutation_.begin(), file_permutation_.end(), 0u);
   if (param.shuffle()) {
     std::shuffle(file_permutation_.begin(), file_permutation_.end(),
-                 Caffe::rng());
+                 *shuffle_rng_);
   }
 
   row_shapes_.clear();
@@ -110,6 +114,8 @@ void HDF5DataLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
   LoadHDF5FileData(hdf_filenames_[file_permutation_[current_file_]].c_str());
   current_row_ = 0;
   offset_ = 0;
+  // Data-parallel: where this rank's first batch starts.
+  SkipRows(static_cast<uint64_t>(Caffe::solver_rank()) * param.batch_size());
 
   const int batch_size = static_cast<int>(param.batch_size());
   for (size_t i = 0; i < top.size(); ++i) {
@@ -129,7 +135,7 @@ void HDF5DataLayer<Dtype>::Next() {
         current_file_ = 0;
         if (shuffle) {
           std::shuffle(file_permutation_.begin(), file_permutation_.end(),
-                       Caffe::rng());
+                       *shuffle_rng_);
         }
         DLOG(INFO) << "Looping around to first file.";
       }
@@ -137,11 +143,16 @@ void HDF5DataLayer<Dtype>::Next() {
           hdf_filenames_[file_permutation_[current_file_]].c_str());
     } else if (shuffle) {
       std::shuffle(data_permutation_.begin(), data_permutation_.end(),
-                   Caffe::rng());
+                   *shuffle_rng_);
     }
     current_row_ = 0;
   }
   ++offset_;
+}
+
+template <typename Dtype>
+void HDF5DataLayer<Dtype>::SkipRows(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) Next();
 }
 
 template <typename Dtype>
@@ -160,6 +171,8 @@ void HDF5DataLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     }
     Next();
   }
+  // The other ranks' shares of this step of the row stream.
+  SkipRows(static_cast<uint64_t>(Caffe::solver_count() - 1) * batch_size);
 }
 
 INSTANTIATE_CLASS(HDF5DataLayer);

@@ -24,6 +24,7 @@
 #include "caffe/test/run_command.hpp"
 #include "caffe/test/temp_dir.hpp"
 #include "caffe/util/db.hpp"
+#include "caffe/util/hdf5.hpp"
 
 namespace caffe {
 namespace {
@@ -314,6 +315,53 @@ TEST_F(DataParallelTest, SharedWeightsMatchTheSingleProcess) {
   const Weights two = LoadWeights(TrainWorker(
       2, SharedWeightsNet(8), 12, "two", "reduce_bucket_bytes: 100\n"));
   EXPECT_LT(WorstRelativeDifference(one, two), 1e-10);
+}
+
+// Three HDF5 files of 37, 50 and 23 rows (data 1x8x8, label).
+void WriteHdf5Files(const TempDir& dir) {
+  std::ofstream list(dir.file("h5list"));
+  uint32_t state = 99;
+  int k = 0;
+  for (int rows : {37, 50, 23}) {
+    Blob<float> data(vector<int>{rows, 1, kImage, kImage});
+    Blob<float> label(vector<int>{rows});
+    for (int i = 0; i < data.count(); ++i) {
+      state = state * 1664525u + 1013904223u;
+      data.mutable_cpu_data()[i] = (state >> 8) / 16777216.0f;
+    }
+    for (int i = 0; i < rows; ++i) label.mutable_cpu_data()[i] = (i + k) % 10;
+    const string file = dir.file("part" + std::to_string(k++) + ".h5");
+    hid_t id = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hdf5_save_nd_dataset(id, "data", data);
+    hdf5_save_nd_dataset(id, "label", label);
+    H5Fclose(id);
+    list << file << "\n";
+  }
+}
+
+string Hdf5Net(int batch) {
+  return "name: 'h5'\n"
+         "layer { name: 'data' type: 'HDF5Data' top: 'data' top: 'label'\n"
+         "  hdf5_data_param { source: 'h5list' shuffle: true batch_size: " +
+         std::to_string(batch) + " } }\n" + R"(
+layer { name: 'ip1' type: 'InnerProduct' bottom: 'data' top: 'ip1'
+  inner_product_param { num_output: 16 weight_filler { type: 'xavier' } } }
+layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
+layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2'
+  inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
+layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
+)";
+}
+
+TEST_F(DataParallelTest, ShuffledHdf5DataMatchesTheSingleProcess) {
+  // 25 iterations x 12 rows pass the 110 rows more than twice: reshuffles
+  // of files and rows happen on the way.
+  WriteHdf5Files(dir_);
+  const Weights one = LoadWeights(TrainWorker(1, Hdf5Net(12), 25, "one"));
+  const Weights two = LoadWeights(TrainWorker(2, Hdf5Net(6), 25, "two"));
+  const Weights three = LoadWeights(TrainWorker(3, Hdf5Net(4), 25, "three"));
+  EXPECT_LT(WorstRelativeDifference(one, two), 1e-10);
+  EXPECT_LT(WorstRelativeDifference(one, three), 1e-10);
 }
 
 TEST_F(DataParallelTest, MemParamNeverChangesTheWeights) {
