@@ -12,6 +12,10 @@
 // another size in the same batch throw.  Batches are prefetched on a
 // background thread.  A missing or undecodable image throws caffe::Error
 // naming the list file, the line and the image.  Backward reads nothing.
+// In a data-parallel job (Caffe::solver_count() N > 1) rank r reads lines
+// [t*N*B + r*B, t*N*B + (r+1)*B) of the line stream at batch t; the
+// shuffle generator is seeded at setup, the same on every rank, so all
+// ranks walk one global order.
 #ifndef CAFFE_LAYERS_IMAGE_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_IMAGE_DATA_LAYER_HPP_
 
@@ -46,6 +50,9 @@ class ImageDataLayer : public BasePrefetchingDataLayer<Dtype> {
  protected:
   void load_batch(Batch<Dtype>* batch) override;
   void ShuffleImages();
+  // Moves to the next line, wrapping around (and reshuffling) at the end.
+  void NextLine();
+  void SkipLines(uint64_t n);
   // Reads lines_[lines_id_], naming list file, line and image on failure.
   cv::Mat ReadCurrentImage();
 

@@ -53,6 +53,8 @@ void ImageDataLayer<Dtype>::DataLayerSetUp(const vector<Blob<Dtype>*>& bottom,
         << lines_.size() << ") to skip " << skip;
     lines_id_ = skip;
   }
+  // Data-parallel: where this rank's first batch starts.
+  SkipLines(static_cast<uint64_t>(Caffe::solver_rank()) * batch_size);
 
   // The first image fixes the initial shape; batches reshape to their own
   // first image.
@@ -112,12 +114,24 @@ void ImageDataLayer<Dtype>::load_batch(Batch<Dtype>* batch) {
                   ": image '" + entry.path + "': " + e.what());
     }
     label_data[item_id] = lines_[lines_id_].label;
-    if (++lines_id_ >= lines_.size()) {
-      DLOG(INFO) << "Restarting data prefetching from start.";
-      lines_id_ = 0;
-      if (param.shuffle()) ShuffleImages();
-    }
+    NextLine();
   }
+  // The other ranks' shares of this step of the image stream.
+  SkipLines(static_cast<uint64_t>(Caffe::solver_count() - 1) * batch_size);
+}
+
+template <typename Dtype>
+void ImageDataLayer<Dtype>::NextLine() {
+  if (++lines_id_ >= lines_.size()) {
+    DLOG(INFO) << "Restarting data prefetching from start.";
+    lines_id_ = 0;
+    if (this->layer_param_.image_data_param().shuffle()) ShuffleImages();
+  }
+}
+
+template <typename Dtype>
+void ImageDataLayer<Dtype>::SkipLines(uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) NextLine();
 }
 
 INSTANTIATE_CLASS(ImageDataLayer);

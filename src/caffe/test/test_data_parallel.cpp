@@ -22,6 +22,7 @@
 #include "caffe/caffe.hpp"
 #include "caffe/parallel/gradient_buckets.hpp"
 #include "caffe/test/run_command.hpp"
+#include "caffe/test/test_image_helpers.hpp"
 #include "caffe/test/temp_dir.hpp"
 #include "caffe/util/db.hpp"
 #include "caffe/util/hdf5.hpp"
@@ -235,40 +236,68 @@ class DataParallelTest : public ::testing::Test {
   TempDir dir_;
 };
 
-TEST_F(DataParallelTest, ShardsAreDisjointAndMakeTheSingleProcessBatch) {
+// Runs `net_of_batch(B * ranks)` in one process and `net_of_batch(B)` on
+// `ranks` ranks for `iterations` batches, comparing the labels read: in
+// rank order, the ranks' batches must be the single process's batch (so
+// they are also disjoint within it).
+template <typename NetOfBatch>
+void ExpectShardsMakeTheSingleBatch(const TempDir& dir, NetOfBatch net_of_batch,
+                                    int ranks, int batch, int iterations) {
+  WriteFile(dir.file("one.net"), net_of_batch(batch * ranks));
+  WriteFile(dir.file("many.net"), net_of_batch(batch));
+  const string go = "cd " + dir.path() + " && ";
+  const string n = std::to_string(iterations);
+  RunResult r = RunShell(go + Worker() + " labels one.net " + n + " one");
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = RunShell(go + Mpirun(ranks, Worker() + " labels many.net " + n + " many"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream single(dir.file("one.rank0.txt"));
+  vector<std::unique_ptr<std::ifstream> > shards;
+  for (int k = 0; k < ranks; ++k)
+    shards.emplace_back(new std::ifstream(
+        dir.file("many.rank" + std::to_string(k) + ".txt")));
+  for (int t = 0; t < iterations; ++t) {
+    string want, line, got;
+    ASSERT_TRUE(std::getline(single, want));
+    for (int k = 0; k < ranks; ++k) {
+      ASSERT_TRUE(std::getline(*shards[k], line)) << "rank " << k;
+      std::istringstream keys(line);
+      int count = 0;
+      for (string key; keys >> key; ++count)
+        got += (got.empty() ? "" : " ") + key;
+      EXPECT_EQ(count, batch);
+    }
+    EXPECT_EQ(got, want) << ranks << " ranks, batch " << t;
+  }
+}
+
+TEST_F(DataParallelTest, DatabaseShardsMakeTheSingleProcessBatch) {
   std::filesystem::remove_all(Path("lmdb"));
   WriteLmdb(Path("lmdb"), 90, [](int i) { return i; });  // label = key
+  // 9 batches of 3 x 4 records pass the 90 records' end: it wraps.
   for (int ranks : {2, 3}) {
-    const int batch = 4, iterations = 9;  // 9 * 3 * 4 > 90: wraps around
-    WriteFile(Path("one.net"), "name: 'one'\n" + DataLayerText(batch * ranks));
-    WriteFile(Path("many.net"), "name: 'many'\n" + DataLayerText(batch));
-    const string go = "cd " + dir_.path() + " && ";
-    RunResult r = RunShell(go + Worker() + " labels one.net " +
-                           std::to_string(iterations) + " one");
-    ASSERT_EQ(r.status, 0) << r.output;
-    r = RunShell(go + Mpirun(ranks, Worker() + " labels many.net " +
-                                        std::to_string(iterations) + " many"));
-    ASSERT_EQ(r.status, 0) << r.output;
-    std::ifstream single(Path("one.rank0.txt"));
-    vector<std::unique_ptr<std::ifstream> > shards;
-    for (int k = 0; k < ranks; ++k)
-      shards.emplace_back(new std::ifstream(
-          Path("many.rank" + std::to_string(k) + ".txt")));
-    for (int t = 0; t < iterations; ++t) {
-      string want, line, got;
-      ASSERT_TRUE(std::getline(single, want));
-      for (int k = 0; k < ranks; ++k) {
-        ASSERT_TRUE(std::getline(*shards[k], line)) << "rank " << k;
-        std::istringstream keys(line);
-        int n = 0;
-        for (string key; keys >> key; ++n) got += (got.empty() ? "" : " ") + key;
-        EXPECT_EQ(n, batch);
-      }
-      // Concatenated in rank order, the shards are the single batch, so
-      // they are also disjoint within it.
-      EXPECT_EQ(got, want) << ranks << " ranks, batch " << t;
-    }
+    ExpectShardsMakeTheSingleBatch(
+        dir_, [](int b) { return "name: 'db'\n" + DataLayerText(b); }, ranks,
+        4, 9);
   }
+}
+
+TEST_F(DataParallelTest, ShuffledImageShardsMakeTheSingleProcessBatch) {
+  string list;
+  for (int i = 0; i < 29; ++i) {
+    const string file = "img" + std::to_string(i) + ".png";
+    test::WritePng(Path(file), test::PatternImage(i, 4, 4, 1));
+    list += file + " " + std::to_string(i) + "\n";  // label = line
+  }
+  WriteFile(Path("images.txt"), list);
+  auto net = [this](int b) {
+    return "name: 'images'\nlayer { name: 'data' type: 'ImageData' "
+           "top: 'data' top: 'label' image_data_param { source: 'images.txt' "
+           "root_folder: '" + dir_.path() + "/' is_color: false shuffle: true "
+           "batch_size: " + std::to_string(b) + " } }\n";
+  };
+  // 7 batches of 2 x 5 lines reshuffle twice on the way.
+  ExpectShardsMakeTheSingleBatch(dir_, net, 2, 5, 7);
 }
 
 TEST_F(DataParallelTest, TwoRanksTrainTheSingleProcessWeightsInDouble) {
