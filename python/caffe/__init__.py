@@ -10,6 +10,7 @@ from ._caffe import init_log, log, set_mode_cpu, set_mode_gpu, set_device, Layer
 from ._caffe import __version__
 from ._caffe import CaffeError, BlobNotReadableError, InternalError, Blob, Solver, mem_report
 from .proto.caffe_pb2 import TRAIN, TEST
+from .distributed import init_distributed
 from .classifier import Classifier
 from .detector import Detector
 from . import io

@@ -35,6 +35,7 @@
 #include "caffe/python_layer.hpp"
 #include "caffe/sgd_solvers.hpp"
 #include "caffe/util/host_memory_room.hpp"
+#include "caffe/parallel/distributed.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
@@ -535,6 +536,18 @@ PYBIND11_MODULE(_caffe, m) {
                   "multi-GPU (NCCL) support");
   });
   m.def("has_nccl", []() { return false; });
+  // Data-parallel jobs (mpirun -np N python3 script.py): starts MPI when
+  // mpirun launched this process; True when N > 1 ranks train together.
+  m.def("_init_distributed", [](double timeout) {
+    set_dist_timeout(timeout);
+    InitDistributed();
+    return DistributedCommunicator() != nullptr;
+  }, py::arg("timeout") = 600.0);
+  m.def("_distributed_supported", &DistributedSupported);
+  // Ends every rank of the job (an uncaught error on one rank).
+  m.def("_abort_distributed", [](const string& message) {
+    AbortDistributed(message);
+  });
   // LeanCaffe's host memory limit (CAFFE_MEMORY_LIMIT): nets that do not
   // fit under it are refused with what would fit (util/memory_fit.hpp).
   m.def("set_memory_limit", [](py::object limit) {

@@ -343,12 +343,9 @@ void Solver<Dtype>::Solve(const char* resume_file) {
   LOG(INFO) << "Learning Rate Policy: " << param_.lr_policy();
   requested_early_exit_ = false;
   if (resume_file) {
-    if (!data_parallel_ || Caffe::root_solver()) {
-      LOG(INFO) << "Restoring previous solver status from " << resume_file;
-      Restore(resume_file);
-    }
+    LOG(INFO) << "Restoring previous solver status from " << resume_file;
+    Restore(resume_file);
     if (data_parallel_) {
-      state_synced_ = false;
       LOG(INFO) << "Resumed on " << data_parallel_->size()
                 << " ranks: the data order restarts from the first record";
     }
@@ -543,8 +540,10 @@ string Solver<Dtype>::SnapshotToHDF5() {
 template <typename Dtype>
 void Solver<Dtype>::Restore(const char* state_file) {
   // In a data-parallel job every rank calls Restore (or Solve with the
-  // file) and the next Step takes rank 0's restored state everywhere.
+  // file); rank 0 alone reads it (the others may run where the file is
+  // not), and the next Step hands its state to every rank.
   state_synced_ = false;
+  if (data_parallel_ && !Caffe::root_solver()) return;
   const string file(state_file);
   CAFFE_CHECK(FileExists(file)) << file << ": solver state file not found";
   if (file.size() >= 3 && file.compare(file.size() - 3, 3, ".h5") == 0) {
