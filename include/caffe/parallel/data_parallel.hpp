@@ -37,6 +37,12 @@
 
 namespace caffe {
 
+// The gradients a data-parallel job sums across ranks, in the order it
+// sums them: learnable parameters with lr_mult != 0 that no BatchNorm
+// layer owns, last parameter first.  `caffe mem` counts their bytes.
+template <typename Dtype>
+vector<GradientToReduce> GradientsToReduce(const Net<Dtype>& net);
+
 template <typename Dtype>
 class DataParallel : public StepHook {
  public:

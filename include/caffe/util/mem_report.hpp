@@ -33,6 +33,9 @@ struct MemoryReport {
   size_t activation_bytes = 0;
   size_t param_bytes = 0;       // learnable parameters, data and diff
   size_t internal_bytes = 0;    // layers' other buffers, outside the plan
+  // TRAIN: what each rank of a data-parallel job (mpirun) adds for the
+  // gradient buckets it sums across ranks.
+  size_t reduce_bucket_bytes = 0;
   size_t caffe_bytes() const {
     return activation_bytes + param_bytes + internal_bytes;
   }

@@ -29,32 +29,41 @@ string ShapeString(const vector<uint64_t>& v, size_t at) {
 }  // namespace
 
 template <typename Dtype>
-DataParallel<Dtype>::DataParallel(Communicator* comm,
-                                  const SolverParameter& param,
-                                  Net<Dtype>* net)
-    : comm_(comm), net_(net), overlap_(param.layer_wise_reduce()) {
-  const vector<Blob<Dtype>*>& learnable = net->learnable_params();
+vector<GradientToReduce> GradientsToReduce(const Net<Dtype>& net) {
+  const vector<Blob<Dtype>*>& learnable = net.learnable_params();
   const int num_learnable = static_cast<int>(learnable.size());
   vector<int> ready(num_learnable, -1);
   vector<bool> batch_norm(num_learnable, false);
-  const vector<int>& learnable_ids = net->learnable_param_ids();
-  for (int i = 0; i < static_cast<int>(net->layers().size()); ++i) {
-    const bool is_batch_norm =
-        string(net->layers()[i]->type()) == "BatchNorm";
-    for (int p : net->param_ids(i)) {
+  const vector<int>& learnable_ids = net.learnable_param_ids();
+  for (int i = 0; i < static_cast<int>(net.layers().size()); ++i) {
+    const bool is_batch_norm = string(net.layers()[i]->type()) == "BatchNorm";
+    for (int p : net.param_ids(i)) {
       const int lp = learnable_ids[p];
       if (is_batch_norm) batch_norm[lp] = true;
       // Layers run backward from the last to the first: the lowest
       // writer finishes a shared gradient.
-      if (net->layer_need_backward()[i] && (ready[lp] < 0 || i < ready[lp]))
+      if (net.layer_need_backward()[i] && (ready[lp] < 0 || i < ready[lp]))
         ready[lp] = i;
     }
   }
+  vector<GradientToReduce> gradients;
   for (int lp = num_learnable - 1; lp >= 0; --lp) {
-    if (net->params_lr()[lp] == 0 || batch_norm[lp]) continue;
-    gradients_.push_back({lp, static_cast<size_t>(learnable[lp]->count()),
-                          ready[lp]});
+    if (net.params_lr()[lp] == 0 || batch_norm[lp]) continue;
+    gradients.push_back(
+        {lp, static_cast<size_t>(learnable[lp]->count()), ready[lp]});
   }
+  return gradients;
+}
+
+template vector<GradientToReduce> GradientsToReduce(const Net<float>&);
+template vector<GradientToReduce> GradientsToReduce(const Net<double>&);
+
+template <typename Dtype>
+DataParallel<Dtype>::DataParallel(Communicator* comm,
+                                  const SolverParameter& param,
+                                  Net<Dtype>* net)
+    : comm_(comm), net_(net), overlap_(param.layer_wise_reduce()) {
+  gradients_ = GradientsToReduce(*net);
   const size_t bucket_limit =
       std::max<uint64_t>(param.reduce_bucket_bytes(), sizeof(Dtype));
   buckets_ = PlanGradientBuckets(gradients_, sizeof(Dtype), bucket_limit);

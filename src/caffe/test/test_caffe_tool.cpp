@@ -107,6 +107,9 @@ TEST_F(CaffeToolTest, MemShowsPlanAndDrawsIt) {
                         "lower bound", "planned, level 0",
                         "planned, level 2", "measured peak"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
+  // A data-parallel job's buckets: conv 27 + 3 and ip 96 + 2 floats.
+  EXPECT_NE(r.output.find("gradient buckets 512 "), std::string::npos)
+      << r.output;
   std::ifstream svg(dir_.file("plan.svg"));
   std::stringstream text;
   text << svg.rdbuf();

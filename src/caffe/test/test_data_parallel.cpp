@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include <google/protobuf/text_format.h>
+
 #include "caffe/caffe.hpp"
 #include "caffe/parallel/gradient_buckets.hpp"
 #include "caffe/test/run_command.hpp"
@@ -63,6 +65,58 @@ TEST(GradientBucketsTest, ABucketIsReadyWhenItsLastWrittenMemberIs) {
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[0].ready_layer, 1);
   EXPECT_EQ(one[1].ready_layer, -1);
+}
+
+// A rule the reduction relies on: gradients in flight (parameter diffs)
+// never live in memory the plan hands to another buffer.  Every setting
+// of mem_param, after a full pass: no parameter diff overlaps any blob's
+// data or diff.
+TEST(DataParallelMemoryTest, ParameterDiffsStayOutOfThePlan) {
+  const string body = R"(
+layer { name: 'data' type: 'DummyData' top: 'data' top: 'label'
+  dummy_data_param { shape { dim: 4 dim: 1 dim: 8 dim: 8 } shape { dim: 4 }
+    data_filler { type: 'gaussian' } data_filler { type: 'constant' value: 1 } } }
+layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: 'xavier' } } }
+layer { name: 'relu0' type: 'ReLU' bottom: 'conv1' top: 'conv1' }
+layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1'
+  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1'
+  inner_product_param { num_output: 16 weight_filler { type: 'xavier' } } }
+layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
+layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2'
+  inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
+layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
+)";
+  const char* settings[] = {"level: 0", "level: 1", "level: 2",
+                            "level: 2 release: DYNAMIC",
+                            "level: 2 recompute { auto: SQRT }"};
+  for (const char* setting : settings) {
+    NetParameter param;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        "name: 'n' mem_param { optimize_train: true " + string(setting) +
+            " }" + body,
+        &param));
+    param.mutable_state()->set_phase(TRAIN);
+    Net<float> net(param);
+    ASSERT_NE(net.memory(), nullptr);
+    net.ForwardBackward();
+    vector<std::pair<const char*, const char*> > planned;
+    for (const auto& blob : net.blobs()) {
+      for (SyncedMemory* m : {blob->data().get(), blob->diff().get()}) {
+        if (m == nullptr || m->size() == 0) continue;
+        const char* p = static_cast<const char*>(m->mutable_cpu_data());
+        planned.emplace_back(p, p + m->size());
+      }
+    }
+    ASSERT_FALSE(planned.empty());
+    for (Blob<float>* p : net.learnable_params()) {
+      const char* d = reinterpret_cast<const char*>(p->cpu_diff());
+      const char* end = d + p->count() * sizeof(float);
+      for (const auto& range : planned)
+        EXPECT_TRUE(end <= range.first || d >= range.second) << setting;
+    }
+  }
 }
 
 #ifdef USE_MPI

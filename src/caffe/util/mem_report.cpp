@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "caffe/net.hpp"
+#include "caffe/parallel/data_parallel.hpp"
 
 namespace caffe {
 
@@ -69,6 +70,10 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   }
   for (Blob<float>* p : net.learnable_params())
     r.param_bytes += 2 * p->count() * sizeof(float);
+  if (phase == TRAIN) {
+    for (const GradientToReduce& g : GradientsToReduce(net))
+      r.reduce_bucket_bytes += g.count * sizeof(float);
+  }
   for (size_t i = 0; i < net.layers().size(); ++i) {
     // A layer that reads the previous layer's kept output instead of its
     // own copy saves what Caffe 1.0 would allocate for it: count it where
@@ -162,6 +167,11 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << Mib(r.plan.total_bytes()) << ")\n    extra forward work: "
       << Percent(static_cast<size_t>(r.extra_forward_fraction * 1e6), 1000000)
       << " of one forward pass\n";
+  }
+  if (r.reduce_bucket_bytes) {
+    s << "  data-parallel (mpirun -np N): gradient buckets "
+      << r.reduce_bucket_bytes << "  (" << Mib(r.reduce_bucket_bytes)
+      << ") more per rank\n";
   }
   s << "  measured peak, unoptimized:   " << r.measured_peak_plain << "  ("
     << Mib(r.measured_peak_plain) << ")\n";
