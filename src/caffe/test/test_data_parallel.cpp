@@ -493,6 +493,53 @@ TEST_F(DataParallelTest, TheToolTrainsTheSingleProcessWeightsInFloat) {
   EXPECT_EQ(count("[rank 1] I"), 0u);
 }
 
+// Every "<name> = <value>" the log has, in order.
+vector<double> LoggedValues(const string& log, const string& name) {
+  vector<double> values;
+  const string needle = name + " = ";
+  for (size_t at = log.find(needle); at != string::npos;
+       at = log.find(needle, at + 1))
+    values.push_back(std::stod(log.substr(at + needle.size())));
+  return values;
+}
+
+TEST_F(DataParallelTest, TestIterationsAreSplitAcrossRanks) {
+  // Train batches 2 x 8 against 16; the test net reads batches of 8 in
+  // both, 6 per test: the ranks run 3 each and sum their outputs.
+  auto net = [](int train_batch) {
+    string text = LenetNet(train_batch);
+    text.replace(text.find("layer { name: 'data'"), 0,
+                 "layer { name: 'test_data' type: 'Data' top: 'data' "
+                 "top: 'label' include { phase: TEST } transform_param { "
+                 "scale: 0.00390625 } data_param { source: 'lmdb' "
+                 "batch_size: 8 backend: LMDB } }\n");
+    const string train_top = "top: 'label'\n  transform_param";
+    text.insert(text.find(train_top) + 12, " include { phase: TRAIN }");
+    return text + "layer { name: 'acc' type: 'Accuracy' bottom: 'ip2' "
+                  "bottom: 'label' top: 'acc' include { phase: TEST } }\n";
+  };
+  WriteFile(Path("one.net"), net(16));
+  WriteFile(Path("two.net"), net(8));
+  const string tests = "test_iter: 6 test_interval: 5\n";
+  WriteFile(Path("one.solver"), SolverText("one.net", 10, tests));
+  WriteFile(Path("two.solver"), SolverText("two.net", 10, tests));
+  const string go = "cd " + dir_.path() + " && ";
+  const RunResult one = RunShell(go + Tool() + " train --solver=one.solver");
+  ASSERT_EQ(one.status, 0) << one.output;
+  const RunResult two =
+      RunShell(go + Mpirun(2, Tool() + " train --solver=two.solver"));
+  ASSERT_EQ(two.status, 0) << two.output;
+  for (const char* name : {"Test net output #0: acc", "Test net output #1: loss"}) {
+    const vector<double> a = LoggedValues(one.output, name);
+    const vector<double> b = LoggedValues(two.output, name);
+    ASSERT_EQ(a.size(), 3u) << one.output;  // iterations 0, 5 and 10
+    ASSERT_EQ(b.size(), 3u) << two.output;
+    for (size_t k = 0; k < a.size(); ++k)
+      EXPECT_NEAR(a[k], b[k], 1e-4 * std::max(1.0, std::fabs(a[k])))
+          << name << " at test " << k;
+  }
+}
+
 TEST_F(DataParallelTest, DifferentNetsOnTwoRanksFailAtStartUp) {
   WriteFile(Path("a.net"), LenetNet(8));
   string other = LenetNet(8);
@@ -537,28 +584,36 @@ TEST_F(DataParallelTest, ACorruptRecordReadByRankOneNamesRankOne) {
   EXPECT_EQ(r.output.find("[rank 0] Error:"), string::npos) << r.output;
 }
 
-// The pid of rank `rank` of the job whose environment carries `tag`.
-pid_t FindRank(const string& tag, int rank) {
+// The pid of rank `rank` of the job whose environment carries `tag`, or
+// of its mpirun with rank -1.
+pid_t FindProcess(const string& tag, int rank) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != string::npos) continue;
     const string env = ReadFile(entry.path().string() + "/environ");
     if (env.find("LEANCAFFE_TEST_TAG=" + tag) == string::npos) continue;
+    const string exe = ReadFile(entry.path().string() + "/comm");
+    if (rank < 0) {
+      if (exe == "mpirun\n") return static_cast<pid_t>(std::stol(name));
+      continue;
+    }
     if (env.find(string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) +
                  '\0') == string::npos)
       continue;
-    const string exe = ReadFile(entry.path().string() + "/comm");
     if (exe.find("caffe") != 0) continue;  // not the shell or timeout
     return static_cast<pid_t>(std::stol(name));
   }
   return -1;
 }
 
-// Starts a long job in the background, waits until rank 1 is training,
-// sends it `sig`, and returns the job's result.
-RunResult SignalRankOne(const TempDir& dir, int sig, const string& flags) {
+// Starts a long 2-rank job in the background and, once it trains, sends
+// each of `signals` to `target` (a rank, or -1: mpirun) 2 s apart;
+// returns the job's result.
+RunResult SignalJob(const TempDir& dir, int target, vector<int> signals,
+                    const string& flags) {
   WriteFile(dir.file("net"), LenetNet(8));
-  WriteFile(dir.file("solver"), SolverText("net", 1000000));
+  WriteFile(dir.file("solver"),
+            SolverText("net", 100000000, "snapshot_prefix: 'sig'\n"));
   const string tag = dir.path();
   RunResult result{-1, ""};
   std::thread job([&] {
@@ -570,13 +625,37 @@ RunResult SignalRankOne(const TempDir& dir, int sig, const string& flags) {
   pid_t pid = -1;
   for (int i = 0; i < 300 && pid < 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    pid = FindRank(tag, 1);
+    pid = FindProcess(tag, target);
   }
-  std::this_thread::sleep_for(std::chrono::seconds(2));  // now training
-  if (pid > 0) kill(pid, sig);
+  for (int sig : signals) {
+    std::this_thread::sleep_for(std::chrono::seconds(2));  // training
+    if (pid > 0) kill(pid, sig);
+  }
   job.join();
-  EXPECT_GT(pid, 0) << "rank 1 never started: " << result.output;
+  EXPECT_GT(pid, 0) << "the job never started: " << result.output;
   return result;
+}
+
+RunResult SignalRankOne(const TempDir& dir, int sig, const string& flags) {
+  return SignalJob(dir, 1, {sig}, flags);
+}
+
+TEST_F(DataParallelTest, SignalsSnapshotAndStopEveryRankTogether) {
+  // mpirun forwards SIGUSR1 and SIGUSR2 to every rank.
+  const RunResult r =
+      SignalJob(dir_, -1, {SIGUSR1, SIGUSR2},
+                "--sigusr1_effect=snapshot --sigusr2_effect=stop");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Optimization stopped early"), string::npos)
+      << r.output;
+  int snapshots = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    const string name = entry.path().filename();
+    if (name.rfind("sig_iter_", 0) == 0 &&
+        name.find(".caffemodel") != string::npos)
+      ++snapshots;
+  }
+  EXPECT_GE(snapshots, 1) << r.output;
 }
 
 TEST_F(DataParallelTest, AKilledRankEndsTheJob) {
