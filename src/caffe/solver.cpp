@@ -283,6 +283,14 @@ void Solver<Dtype>::Step(int iters) {
       timer_start = now;
       iters_since_display = 0;
       DisplayOutputBlobs(-1);
+      if (data_parallel_) {
+        int n = 0;
+        const double ms = data_parallel_->TakeExposedMs(&n);
+        if (n > 0)
+          LOG(INFO) << "    Gradient sum across " << data_parallel_->size()
+                    << " ranks: " << ms / n
+                    << " ms per iteration not hidden by backward";
+      }
     }
     ApplyUpdate();
     ++iter_;

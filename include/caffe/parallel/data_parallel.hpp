@@ -70,6 +70,11 @@ class DataParallel : public StepHook {
   void AverageBatchNormStatistics();
   void SumAcrossRanks(vector<Dtype>* values, const string& what);
 
+  // Milliseconds FinishGradients spent (starting the buckets backward did
+  // not start, waiting for all sums, scaling) since the last call, and
+  // over how many iterations: the communication backward did not hide.
+  double TakeExposedMs(int* iterations);
+
   const vector<GradientBucket>& buckets() const { return buckets_; }
   // Bytes of the bucket buffers (this rank's memory for reduction).
   size_t bucket_bytes() const;
@@ -86,6 +91,8 @@ class DataParallel : public StepHook {
   vector<vector<Dtype> > buffers_;
   vector<int> handles_;
   int next_bucket_ = 0;
+  double exposed_ms_ = 0;
+  int exposed_iterations_ = 0;
   bool armed_ = false;
   int iter_ = 0;
 };

@@ -64,9 +64,12 @@ def mpirun(args, cwd, ranks=2, timeout=120):
                 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1',
                 'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
                 'GLOG_minloglevel': '0'})
+    # The ranks import the caffe package this test imported (the sanitized
+    # overlay under make test-asan).
+    here = os.path.dirname(os.path.dirname(os.path.abspath(caffe.__file__)))
     env['PYTHONPATH'] = os.pathsep.join(
-        [PYTHON_DIR] + [p for p in env.get('PYTHONPATH', '').split(os.pathsep)
-                        if p])
+        [here, PYTHON_DIR] + [p for p in env.get('PYTHONPATH', '').split(
+            os.pathsep) if p])
     proc = subprocess.run(
         ['mpirun', '--oversubscribe', '--bind-to', 'none', '-np', str(ranks)]
         + list(args), cwd=str(cwd), env=env, stdout=subprocess.PIPE,

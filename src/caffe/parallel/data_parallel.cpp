@@ -1,6 +1,7 @@
 #include "caffe/parallel/data_parallel.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "caffe/util/math_functions.hpp"
@@ -210,7 +211,17 @@ void DataParallel<Dtype>::AfterBackward(int layer_id) {
 }
 
 template <typename Dtype>
+double DataParallel<Dtype>::TakeExposedMs(int* iterations) {
+  const double ms = exposed_ms_;
+  *iterations = exposed_iterations_;
+  exposed_ms_ = 0;
+  exposed_iterations_ = 0;
+  return ms;
+}
+
+template <typename Dtype>
 void DataParallel<Dtype>::FinishGradients() {
+  const auto start = std::chrono::steady_clock::now();
   armed_ = false;
   while (next_bucket_ < static_cast<int>(buckets_.size()))
     Launch(next_bucket_++);
@@ -228,6 +239,10 @@ void DataParallel<Dtype>::FinishGradients() {
       offset += g.count;
     }
   }
+  exposed_ms_ += std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+  ++exposed_iterations_;
 }
 
 template <typename Dtype>
