@@ -10,6 +10,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
+
+#include "caffe/util/image_header.hpp"
 
 namespace caffe {
 
@@ -22,6 +25,16 @@ cv::Mat ImreadOrThrow(const string& filename, int flags) {
   if (!probe) {
     CAFFE_THROW() << "Could not open or find image file '" << filename
                   << "': " << std::strerror(errno);
+  }
+  // The header, to refuse an image that cannot fit before decoding it
+  // (JPEG's size may follow up to 64 KiB of metadata).
+  std::vector<unsigned char> head(256 * 1024);
+  probe.read(reinterpret_cast<char*>(head.data()),
+             static_cast<std::streamsize>(head.size()));
+  try {
+    CheckDecodedImageFits(head.data(), static_cast<size_t>(probe.gcount()));
+  } catch (const Error& e) {
+    throw Error("image file '" + filename + "': " + e.what());
   }
   cv::Mat img;
   try {
@@ -39,6 +52,8 @@ cv::Mat ImreadOrThrow(const string& filename, int flags) {
 cv::Mat DecodeBytes(const Datum& datum, int flags) {
   CAFFE_CHECK(datum.encoded()) << "Datum is not encoded";
   const string& data = datum.data();
+  CheckDecodedImageFits(reinterpret_cast<const unsigned char*>(data.data()),
+                        data.size());
   cv::Mat img;
   try {
     std::vector<uchar> buffer(data.begin(), data.end());

@@ -1,0 +1,94 @@
+// Encoded images are sized from their headers, and an image whose decoded
+// pixels cannot fit is refused before OpenCV allocates them (found by
+// fuzz_datum: a JPEG header claiming 2.8 GB of pixels).
+#include <gtest/gtest.h>
+
+#include <opencv2/core/core.hpp>
+#include <opencv2/imgcodecs/imgcodecs.hpp>
+
+#include <string>
+#include <vector>
+
+#include "caffe/test/test_data_helpers.hpp"
+#include "caffe/util/host_memory_room.hpp"
+#include "caffe/util/image_header.hpp"
+#include "caffe/util/image_io.hpp"
+
+namespace caffe {
+namespace {
+
+std::vector<uchar> Encode(const string& ext, int rows, int cols) {
+  cv::Mat img(rows, cols, CV_8UC3, cv::Scalar(10, 20, 30));
+  std::vector<uchar> bytes;
+  EXPECT_TRUE(cv::imencode(ext, img, bytes));
+  return bytes;
+}
+
+TEST(ImageHeaderTest, ReadsTheSizeOfEveryKnownFormat) {
+  for (const char* ext : {".png", ".jpg", ".bmp", ".ppm"}) {
+    const std::vector<uchar> bytes = Encode(ext, 37, 53);
+    int w = 0, h = 0;
+    ASSERT_TRUE(PeekImageSize(bytes.data(), bytes.size(), &w, &h)) << ext;
+    EXPECT_EQ(w, 53) << ext;
+    EXPECT_EQ(h, 37) << ext;
+  }
+  int w = 0, h = 0;
+  const unsigned char garbage[] = {'G', 'I', 'F', '8', '9', 'a', 1, 2};
+  EXPECT_FALSE(PeekImageSize(garbage, sizeof(garbage), &w, &h));
+  // A truncated JPEG header is unknown, never read past its end.
+  const std::vector<uchar> jpeg = Encode(".jpg", 8, 8);
+  EXPECT_FALSE(PeekImageSize(jpeg.data(), 30, &w, &h));
+}
+
+// A JPEG whose SOF0 claims `rows` x `cols`.
+Datum HugeJpegDatum(int rows, int cols) {
+  std::vector<uchar> bytes = Encode(".jpg", 8, 8);
+  for (size_t i = 2; i + 9 < bytes.size(); ++i) {
+    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0) {
+      bytes[i + 5] = rows >> 8;
+      bytes[i + 6] = rows & 0xFF;
+      bytes[i + 7] = cols >> 8;
+      bytes[i + 8] = cols & 0xFF;
+      break;
+    }
+  }
+  Datum datum;
+  datum.set_encoded(true);
+  datum.set_data(string(bytes.begin(), bytes.end()));
+  return datum;
+}
+
+TEST(ImageHeaderTest, AnImageThatCannotFitIsRefusedBeforeDecoding) {
+  const size_t old_limit = HostMemoryLimit();
+  SetHostMemoryLimit(size_t(64) << 20);
+  const Datum huge = HugeJpegDatum(60000, 50000);
+  try {
+    DecodeDatumToCVMat(huge, true);
+    ADD_FAILURE() << "a 60000 x 50000 image decoded under a 64 MiB limit";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
+        << e.what();
+  }
+  // The same file on disk.
+  test::TempDir dir;
+  const string file = dir.file("huge.jpg");
+  test::WriteBytes(file, huge.data(), false);
+  try {
+    ReadImageToCVMat(file, 0, 0, true);
+    ADD_FAILURE() << "the file decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("huge.jpg"), string::npos) << e.what();
+    EXPECT_NE(string(e.what()).find("50000 x 60000"), string::npos)
+        << e.what();
+  }
+  // A small image still decodes under the limit.
+  Datum small;
+  small.set_encoded(true);
+  const std::vector<uchar> bytes = Encode(".png", 20, 30);
+  small.set_data(string(bytes.begin(), bytes.end()));
+  EXPECT_EQ(DecodeDatumToCVMat(small, true).cols, 30);
+  SetHostMemoryLimit(old_limit);
+}
+
+}  // namespace
+}  // namespace caffe
