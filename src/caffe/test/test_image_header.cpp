@@ -40,9 +40,16 @@ TEST(ImageHeaderTest, ReadsTheSizeOfEveryKnownFormat) {
   EXPECT_FALSE(PeekImageSize(jpeg.data(), 30, &w, &h));
 }
 
-// A JPEG whose SOF0 claims `rows` x `cols`.
-Datum HugeJpegDatum(int rows, int cols) {
+// A JPEG whose SOF0 claims `rows` x `cols`; with `garbage`, the first
+// DQT marker is damaged (libjpeg skips such bytes and decodes anyway).
+Datum HugeJpegDatum(int rows, int cols, bool garbage = false) {
   std::vector<uchar> bytes = Encode(".jpg", 8, 8);
+  for (size_t i = 2; garbage && i + 1 < bytes.size(); ++i) {
+    if (bytes[i] == 0xFF && bytes[i + 1] == 0xDB) {
+      bytes[i] = 0xFB;
+      break;
+    }
+  }
   for (size_t i = 2; i + 9 < bytes.size(); ++i) {
     if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0) {
       bytes[i + 5] = rows >> 8;
@@ -65,6 +72,14 @@ TEST(ImageHeaderTest, AnImageThatCannotFitIsRefusedBeforeDecoding) {
   try {
     DecodeDatumToCVMat(huge, true);
     ADD_FAILURE() << "a 60000 x 50000 image decoded under a 64 MiB limit";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
+        << e.what();
+  }
+  // Found by fuzz_datum too: bytes that are not a marker before the size.
+  try {
+    DecodeDatumToCVMat(HugeJpegDatum(60000, 50000, true), true);
+    ADD_FAILURE() << "a damaged 60000 x 50000 image decoded";
   } catch (const Error& e) {
     EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
         << e.what();

@@ -33,7 +33,12 @@ bool Positive(int64_t w, int64_t h, int* width, int* height) {
 bool PeekJpeg(const unsigned char* p, size_t n, int* width, int* height) {
   size_t at = 2;  // after FF D8
   while (at + 4 <= n) {
-    if (p[at] != 0xFF) return false;
+    if (p[at] != 0xFF) {
+      // libjpeg skips bytes that are not a marker ("extraneous bytes
+      // before marker"); so must the size it will decode.
+      ++at;
+      continue;
+    }
     const unsigned char marker = p[at + 1];
     if (marker == 0xFF) {  // fill byte
       ++at;
