@@ -6,6 +6,7 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <map>
@@ -51,6 +52,16 @@ void FinalizeAtExit() {
 // MPI counts are ints: longer buffers go in pieces.
 const size_t kMaxCount = INT_MAX;
 
+// Calls piece(offset, n) for consecutive pieces of at most kMaxCount.
+template <typename Piece>
+void InPieces(size_t count, Piece piece) {
+  for (size_t done = 0; done < count;) {
+    const size_t n = std::min(kMaxCount, count - done);
+    piece(done, static_cast<int>(n));
+    done += n;
+  }
+}
+
 class MpiCommunicator : public Communicator {
  public:
   MpiCommunicator() {
@@ -66,14 +77,11 @@ class MpiCommunicator : public Communicator {
                     const std::string& what) override {
     CollectiveWatch watch(what);
     char* p = static_cast<char*>(data);
-    for (size_t done = 0; done < count;) {
-      const size_t n = std::min(kMaxCount, count - done);
-      Check(MPI_Allreduce(MPI_IN_PLACE, p + done * TypeBytes(type),
-                          static_cast<int>(n), MpiType(type), MPI_SUM,
-                          MPI_COMM_WORLD),
+    InPieces(count, [&](size_t offset, int n) {
+      Check(MPI_Allreduce(MPI_IN_PLACE, p + offset * TypeBytes(type), n,
+                          MpiType(type), MPI_SUM, MPI_COMM_WORLD),
             "MPI_Allreduce", what);
-      done += n;
-    }
+    });
   }
 
   int StartAllreduceSum(void* data, size_t count, Type type,
@@ -112,13 +120,10 @@ class MpiCommunicator : public Communicator {
                  const std::string& what) override {
     CollectiveWatch watch(what);
     char* p = static_cast<char*>(data);
-    for (size_t done = 0; done < bytes;) {
-      const size_t n = std::min(kMaxCount, bytes - done);
-      Check(MPI_Bcast(p + done, static_cast<int>(n), MPI_BYTE, root,
-                      MPI_COMM_WORLD),
+    InPieces(bytes, [&](size_t offset, int n) {
+      Check(MPI_Bcast(p + offset, n, MPI_BYTE, root, MPI_COMM_WORLD),
             "MPI_Bcast", what);
-      done += n;
-    }
+    });
   }
 
   std::vector<std::vector<uint64_t> > Allgather(

@@ -71,14 +71,13 @@ TEST(GradientBucketsTest, ABucketIsReadyWhenItsLastWrittenMemberIs) {
 // never live in memory the plan hands to another buffer.  Every setting
 // of mem_param, after a full pass: no parameter diff overlaps any blob's
 // data or diff.
-TEST(DataParallelMemoryTest, ParameterDiffsStayOutOfThePlan) {
-  const string body = R"(
-layer { name: 'data' type: 'DummyData' top: 'data' top: 'label'
-  dummy_data_param { shape { dim: 4 dim: 1 dim: 8 dim: 8 } shape { dim: 4 }
-    data_filler { type: 'gaussian' } data_filler { type: 'constant' value: 1 } } }
+// A small LeNet on 'data' (1 x 8 x 8) and 'label': conv, max pooling, two
+// inner products, softmax loss.
+string SmallLenetLayers() {
+  return R"(
 layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
-  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: 'xavier' } } }
-layer { name: 'relu0' type: 'ReLU' bottom: 'conv1' top: 'conv1' }
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: 'xavier' }
+    bias_filler { type: 'constant' value: 0.1 } } }
 layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1'
   pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
 layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1'
@@ -88,6 +87,14 @@ layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2'
   inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
 layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
 )";
+}
+
+TEST(DataParallelMemoryTest, ParameterDiffsStayOutOfThePlan) {
+  const string body =
+      "layer { name: 'data' type: 'DummyData' top: 'data' top: 'label'\n"
+      "  dummy_data_param { shape { dim: 4 dim: 1 dim: 8 dim: 8 } shape { "
+      "dim: 4 }\n    data_filler { type: 'gaussian' } data_filler { type: "
+      "'constant' value: 1 } } }\n" + SmallLenetLayers();
   const char* settings[] = {"level: 0", "level: 1", "level: 2",
                             "level: 2 release: DYNAMIC",
                             "level: 2 recompute { auto: SQRT }"};
@@ -174,19 +181,7 @@ string DataLayerText(int batch) {
 
 // A small LeNet: conv, max pooling, two inner products, softmax loss.
 string LenetNet(int batch, const string& extra = "") {
-  return "name: 'lenet'\n" + extra + DataLayerText(batch) + R"(
-layer { name: 'conv1' type: 'Convolution' bottom: 'data' top: 'conv1'
-  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: 'xavier' }
-    bias_filler { type: 'constant' value: 0.1 } } }
-layer { name: 'pool1' type: 'Pooling' bottom: 'conv1' top: 'pool1'
-  pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
-layer { name: 'ip1' type: 'InnerProduct' bottom: 'pool1' top: 'ip1'
-  inner_product_param { num_output: 16 weight_filler { type: 'xavier' } } }
-layer { name: 'relu1' type: 'ReLU' bottom: 'ip1' top: 'ip1' }
-layer { name: 'ip2' type: 'InnerProduct' bottom: 'ip1' top: 'ip2'
-  inner_product_param { num_output: 10 weight_filler { type: 'xavier' } } }
-layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip2' bottom: 'label' top: 'loss' }
-)";
+  return "name: 'lenet'\n" + extra + DataLayerText(batch) + SmallLenetLayers();
 }
 
 // Caffe's LeNet (models/lenet) on 28 x 28 images from 'lenet_lmdb'.
