@@ -12,6 +12,15 @@
 //  * Forward returns the output blobs; the loss is the sum of loss_weight *
 //    top over all loss tops.  Backward accumulates into parameter diffs;
 //    callers clear them with ClearParamDiffs.
+//  * Callbacks (Caffe master's Net::Callback): before_forward and
+//    after_forward callbacks run around each layer's forward, before and
+//    after_backward ones around each layer's backward, in the order added,
+//    with the layer's index.  They run while that layer's memory is bound
+//    (mem_param), so they may read its bottoms and tops.  Backward
+//    callbacks also run for layers whose backward is skipped (nothing
+//    below needs gradients), as in Caffe; recomputation (mem_param
+//    recompute) runs forwards again without calling them.  Gradient
+//    reduction across ranks is one such after_backward callback.
 #ifndef CAFFE_NET_HPP_
 #define CAFFE_NET_HPP_
 
@@ -156,6 +165,37 @@ class Net {
   // (added first, at Init) binds before and poisons after every other hook.
   // Not owned; remove a hook before it is destroyed.
   void AddStepHook(StepHook* hook) { hooks_.push_back(hook); }
+
+  // Called with a layer's index around its forward or backward (see the
+  // contract above).  The add_* methods take callbacks the caller keeps
+  // alive (as in Caffe); the shared_ptr overloads make the net own them.
+  class Callback {
+   public:
+    virtual ~Callback() {}
+    virtual void run(int layer) = 0;
+  };
+  const vector<Callback*>& before_forward() const { return before_forward_; }
+  const vector<Callback*>& after_forward() const { return after_forward_; }
+  const vector<Callback*>& before_backward() const {
+    return before_backward_;
+  }
+  const vector<Callback*>& after_backward() const { return after_backward_; }
+  void add_before_forward(Callback* c) { before_forward_.push_back(c); }
+  void add_after_forward(Callback* c) { after_forward_.push_back(c); }
+  void add_before_backward(Callback* c) { before_backward_.push_back(c); }
+  void add_after_backward(Callback* c) { after_backward_.push_back(c); }
+  void add_before_forward(shared_ptr<Callback> c) {
+    add_before_forward(Own(c));
+  }
+  void add_after_forward(shared_ptr<Callback> c) { add_after_forward(Own(c)); }
+  void add_before_backward(shared_ptr<Callback> c) {
+    add_before_backward(Own(c));
+  }
+  void add_after_backward(shared_ptr<Callback> c) {
+    add_after_backward(Own(c));
+  }
+  // Removes c from every list (a callback about to be destroyed).
+  void RemoveCallback(Callback* c);
   void RemoveStepHook(StepHook* hook);
   // The step indices hooks see: the memory plan's schedule, or forward of
   // layer i at step i and its backward at step 2L-1-i without one.
@@ -216,6 +256,11 @@ class Net {
   // Calls every hook before / after step `step`.
   void BeforeStep(int step);
   void AfterStep(int step);
+  static void RunCallbacks(const vector<Callback*>& callbacks, int layer);
+  Callback* Own(shared_ptr<Callback> c) {
+    owned_callbacks_.push_back(c);
+    return c.get();
+  }
   bool ReplayStartsAt(int layer_id) const;
   // With mem_param: a Scale in place right after an in-place BatchNorm
   // reads BatchNorm's kept normalized output instead of its own copy.
@@ -268,6 +313,9 @@ class Net {
   std::unique_ptr<NetGraphSource<Dtype> > graph_source_;
   std::unique_ptr<NetMemory> memory_;
   vector<StepHook*> hooks_;
+  vector<Callback*> before_forward_, after_forward_;
+  vector<Callback*> before_backward_, after_backward_;
+  vector<shared_ptr<Callback> > owned_callbacks_;
   vector<bool> borrows_kept_output_;
   // The random generator's state in the last forward pass where each run
   // of recomputed layers began, by layer.

@@ -28,10 +28,10 @@ class SGDSolver : public Solver<Dtype> {
   const vector<shared_ptr<Blob<Dtype> > >& history() { return history_; }
   // The learning rate the policy gives at the current iteration.
   Dtype GetLearningRate();
+  void ApplyUpdate() override;
 
  protected:
   void PreSolve();
-  void ApplyUpdate() override;
   size_t StateBytes(size_t* held) const override;
   vector<Blob<Dtype>*> StateBlobs() override {
     vector<Blob<Dtype>*> blobs;

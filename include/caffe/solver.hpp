@@ -79,8 +79,35 @@ class Solver {
   // The data-parallel partner, null unless N > 1 ranks train together.
   DataParallel<Dtype>* data_parallel() { return data_parallel_.get(); }
 
- protected:
+  // Caffe master's Solver::Callback.  Every iteration of Step, on_start
+  // runs after the test (if any) and before the forward/backward passes;
+  // on_gradients_ready runs once the gradients are complete (in a
+  // data-parallel job: summed across ranks, which is itself the first
+  // callback) and before ApplyUpdate.  Callbacks run in the order added;
+  // add_callback(Callback*) does not take ownership, the shared_ptr
+  // overload does.
+  class Callback {
+   public:
+    virtual ~Callback() {}
+    virtual void on_start() = 0;
+    virtual void on_gradients_ready() = 0;
+  };
+  const vector<Callback*>& callbacks() const { return callbacks_; }
+  void add_callback(Callback* value) { callbacks_.push_back(value); }
+  void add_callback(shared_ptr<Callback> value) {
+    owned_callbacks_.push_back(value);
+    callbacks_.push_back(value.get());
+  }
+
+  // The update from the gradients in the net's parameter diffs (learning
+  // rate for iter(), clipping, normalization by iter_size, regularization,
+  // momentum and history), as Step applies it after each iteration's
+  // passes.  It does not clear the diffs or advance iter(); public, as in
+  // Caffe master, for training loops driven from outside (pycaffe's
+  // apply_update).
   virtual void ApplyUpdate() = 0;
+
+ protected:
   string SnapshotFilename(const string& extension);
   string SnapshotToBinaryProto();
   string SnapshotToHDF5();
@@ -122,6 +149,8 @@ class Solver {
   ActionCallback action_request_function_;
   bool requested_early_exit_;
   bool run_fits_checked_ = false;
+  vector<Callback*> callbacks_;
+  vector<shared_ptr<Callback> > owned_callbacks_;
   std::unique_ptr<DataParallel<Dtype> > data_parallel_;
   bool state_synced_ = false;
 

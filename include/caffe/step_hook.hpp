@@ -5,10 +5,11 @@
 //    Step: forward, recompute or backward of one layer); `step` is the
 //    step's index in that schedule.  Every hook registered with
 //    Net::AddStepHook is called, in registration order, before and after
-//    each step it runs, and after each layer's backward.
+//    each step it runs.
 //  * The memory plan (NetMemory) is one such hook: it binds, pools and
-//    poisons buffers around steps.  Gradient reduction across GPUs or
-//    machines attaches to AfterBackward the same way.
+//    poisons buffers around steps.  Code that works per layer rather than
+//    per step (gradient reduction across ranks, pycaffe's callbacks) uses
+//    Net::Callback instead.
 //  * Hooks may throw caffe::Error; the net reports it with the layer.
 #ifndef CAFFE_STEP_HOOK_HPP_
 #define CAFFE_STEP_HOOK_HPP_
@@ -20,7 +21,6 @@ class StepHook {
   virtual ~StepHook() {}
   virtual void BeforeStep(int step) {}
   virtual void AfterStep(int step) {}
-  virtual void AfterBackward(int layer) {}
 };
 
 }  // namespace caffe

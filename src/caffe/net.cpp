@@ -551,6 +551,21 @@ mem::Step Net<Dtype>::StepAt(int step) const {
 }
 
 template <typename Dtype>
+void Net<Dtype>::RemoveCallback(Callback* c) {
+  for (vector<Callback*>* list : {&before_forward_, &after_forward_,
+                                  &before_backward_, &after_backward_})
+    list->erase(std::remove(list->begin(), list->end(), c), list->end());
+}
+
+template <typename Dtype>
+void Net<Dtype>::RunCallbacks(const vector<Callback*>& callbacks,
+                              int layer) {
+  // A callback may add callbacks; those run from the next layer on.
+  const size_t n = callbacks.size();
+  for (size_t k = 0; k < n; ++k) callbacks[k]->run(layer);
+}
+
+template <typename Dtype>
 void Net<Dtype>::BeforeStep(int step) {
   for (StepHook* hook : hooks_) hook->BeforeStep(step);
 }
@@ -574,6 +589,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
     const int step = ForwardStepOf(i);
     BeforeStep(step);
+    RunCallbacks(before_forward_, i);
     const auto start_time = std::chrono::steady_clock::now();
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
@@ -582,6 +598,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     }
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
+    RunCallbacks(after_forward_, i);
     AfterStep(step);
   }
   return loss;
@@ -622,9 +639,14 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
         recomputed = s;
       }
     }
-    if (!layer_need_backward_[i]) continue;
+    if (!layer_need_backward_[i]) {
+      RunCallbacks(before_backward_, i);
+      RunCallbacks(after_backward_, i);
+      continue;
+    }
     const int step = BackwardStepOf(i);
     BeforeStep(step);
+    RunCallbacks(before_backward_, i);
     const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
@@ -634,8 +656,8 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     }
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
+    RunCallbacks(after_backward_, i);
     AfterStep(step);
-    for (StepHook* hook : hooks_) hook->AfterBackward(i);
   }
 }
 

@@ -89,6 +89,7 @@ template <typename Dtype>
 void Solver<Dtype>::InitDataParallel() {
   Communicator* comm = DistributedCommunicator();
   data_parallel_.reset(new DataParallel<Dtype>(comm, param_, net_.get()));
+  add_callback(data_parallel_.get());
   data_parallel_->CheckSameModel(param_);
   int batch = 0;
   if (!net_->top_vecs().empty() && !net_->top_vecs()[0].empty() &&
@@ -249,6 +250,7 @@ void Solver<Dtype>::Step(int iters) {
       TestAll();
       if (requested_early_exit_) break;
     }
+    for (size_t c = 0; c < callbacks_.size(); ++c) callbacks_[c]->on_start();
     const bool display = param_.display() && iter_ % param_.display() == 0;
     net_->set_debug_info(display && param_.debug_info());
     Dtype loss = 0;
@@ -258,9 +260,11 @@ void Solver<Dtype>::Step(int iters) {
       loss += net_->ForwardBackward();
     }
     loss /= param_.iter_size();
+    // In a data-parallel job the first callback sums the gradients.
+    for (size_t c = 0; c < callbacks_.size(); ++c)
+      callbacks_[c]->on_gradients_ready();
     bool want_snapshot = false, want_stop = false;
     if (data_parallel_) {
-      data_parallel_->FinishGradients();
       // The ranks agree on the loss shown and on acting on a signal any
       // of them received, at this same iteration.
       const SolverAction::Enum request = GetRequestedAction();

@@ -14,8 +14,9 @@
 //    applies the same update.  Gradients travel in buckets
 //    (gradient_buckets.hpp) of SolverParameter.reduce_bucket_bytes; with
 //    layer_wise_reduce each bucket starts as soon as backward has finished
-//    writing it (this object is the net's after-backward StepHook), and
-//    FinishGradients waits for all of them before the update.  Bucket
+//    writing it (this object is the net's after_backward callback), and
+//    FinishGradients (its on_gradients_ready, as the solver's first
+//    callback) waits for all of them before the update.  Bucket
 //    buffers are this object's own memory, never the memory plan's arena,
 //    and gradients are copied into them, so a reduction in flight never
 //    aliases a buffer the plan reuses.
@@ -33,7 +34,7 @@
 #include "caffe/net.hpp"
 #include "caffe/parallel/communicator.hpp"
 #include "caffe/parallel/gradient_buckets.hpp"
-#include "caffe/step_hook.hpp"
+#include "caffe/solver.hpp"
 
 namespace caffe {
 
@@ -44,7 +45,8 @@ template <typename Dtype>
 vector<GradientToReduce> GradientsToReduce(const Net<Dtype>& net);
 
 template <typename Dtype>
-class DataParallel : public StepHook {
+class DataParallel : public Net<Dtype>::Callback,
+                     public Solver<Dtype>::Callback {
  public:
   DataParallel(Communicator* comm, const SolverParameter& param,
                Net<Dtype>* net);
@@ -62,7 +64,11 @@ class DataParallel : public StepHook {
   // pass of an iteration reduces.
   void BeginPass(bool last_pass, int iter);
   void FinishGradients();
-  void AfterBackward(int layer_id) override;
+  // Net::Callback (after_backward): starts the buckets layer_id completed.
+  void run(int layer_id) override;
+  // Solver::Callback.
+  void on_start() override {}
+  void on_gradients_ready() override { FinishGradients(); }
 
   // Returns the mean loss over ranks; *snapshot / *stop become true when
   // any rank asked for one.

@@ -72,12 +72,12 @@ DataParallel<Dtype>::DataParallel(Communicator* comm,
   for (size_t b = 0; b < buckets_.size(); ++b)
     buffers_[b].resize(buckets_[b].count);
   handles_.assign(buckets_.size(), -1);
-  net_->AddStepHook(this);
+  net_->add_after_backward(this);
 }
 
 template <typename Dtype>
 DataParallel<Dtype>::~DataParallel() {
-  net_->RemoveStepHook(this);
+  net_->RemoveCallback(this);
 }
 
 template <typename Dtype>
@@ -201,7 +201,7 @@ void DataParallel<Dtype>::Launch(int b) {
 }
 
 template <typename Dtype>
-void DataParallel<Dtype>::AfterBackward(int layer_id) {
+void DataParallel<Dtype>::run(int layer_id) {
   if (!armed_) return;
   comm_->Progress();
   while (next_bucket_ < static_cast<int>(buckets_.size()) &&

@@ -4,10 +4,14 @@
 //    naming the layer and the blob;
 //  * a layer whose top views its bottom without declaring it is a bug the
 //    graph builder reports as InternalError naming the layer;
-//  * hooks see every step, in the plan's order, before and after, and
-//    every layer's backward; the memory plan is one of them.
+//  * hooks see every step, in the plan's order, before and after; the
+//    memory plan is one of them;
+//  * callbacks (Net::Callback) run around every layer's forward and
+//    backward, skipped backwards included, while the layer's memory is
+//    bound.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@
 #include "caffe/net.hpp"
 #include "caffe/step_hook.hpp"
 #include "caffe/util/io.hpp"
+#include "caffe/util/math_functions.hpp"
 
 namespace caffe {
 
@@ -106,10 +111,19 @@ class Recorder : public StepHook {
  public:
   void BeforeStep(int step) override { log.push_back("+" + std::to_string(step)); }
   void AfterStep(int step) override { log.push_back("-" + std::to_string(step)); }
-  void AfterBackward(int layer) override {
-    log.push_back("b" + std::to_string(layer));
-  }
   std::vector<std::string> log;
+};
+
+// Logs "<tag><layer>" into a shared log.
+class TagCallback : public Net<float>::Callback {
+ public:
+  TagCallback(const std::string& tag, std::vector<std::string>* log)
+      : tag_(tag), log_(log) {}
+  void run(int layer) override { log_->push_back(tag_ + std::to_string(layer)); }
+
+ private:
+  std::string tag_;
+  std::vector<std::string>* log_;
 };
 
 const char* kTail =
@@ -130,7 +144,7 @@ TEST(NetContractsTest, HooksSeeEveryStepInOrder) {
     // input layer needs no backward.
     const std::vector<std::string> expected = {
         "+0", "-0", "+1", "-1", "+2", "-2", "+3", "-3",
-        "+4", "-4", "b3", "+5", "-5", "b2", "+6", "-6", "b1"};
+        "+4", "-4", "+5", "-5", "+6", "-6"};
     EXPECT_EQ(recorder.log, expected) << "optimized " << optimized;
     net.RemoveStepHook(&recorder);
     recorder.log.clear();
@@ -140,6 +154,78 @@ TEST(NetContractsTest, HooksSeeEveryStepInOrder) {
       EXPECT_THROW(net.RemoveStepHook(net.mutable_memory()), Error);
     }
   }
+}
+
+TEST(NetContractsTest, CallbacksRunAroundEveryLayerInsideItsStep) {
+  for (bool optimized : {false, true}) {
+    Net<float> net(Parse(std::string(kTail) +
+                         (optimized ? "mem_param { optimize_train: true }"
+                                    : "")));
+    Recorder recorder;  // shares its log with the callbacks
+    net.AddStepHook(&recorder);
+    TagCallback bf("bf", &recorder.log), af("af", &recorder.log);
+    TagCallback bb("bb", &recorder.log), ab("ab", &recorder.log);
+    net.add_before_forward(&bf);
+    net.add_after_forward(&af);
+    net.add_before_backward(&bb);
+    net.add_after_backward(&ab);
+    net.ForwardBackward();
+    // Inside each step; the input layer's backward is skipped (no step)
+    // but its callbacks still run, as in Caffe.
+    const std::vector<std::string> expected = {
+        "+0", "bf0", "af0", "-0", "+1", "bf1", "af1", "-1",
+        "+2", "bf2", "af2", "-2", "+3", "bf3", "af3", "-3",
+        "+4", "bb3", "ab3", "-4", "+5", "bb2", "ab2", "-5",
+        "+6", "bb1", "ab1", "-6", "bb0", "ab0"};
+    EXPECT_EQ(recorder.log, expected) << "optimized " << optimized;
+    net.RemoveStepHook(&recorder);
+    net.RemoveCallback(&bf);
+    net.RemoveCallback(&ab);
+    recorder.log.clear();
+    net.Forward();
+    EXPECT_EQ(recorder.log, (std::vector<std::string>{"af0", "af1", "af2",
+                                                        "af3"}));
+  }
+}
+
+// Reads the sum of the layer's first top after its forward.
+class TopSum : public Net<float>::Callback {
+ public:
+  explicit TopSum(Net<float>* net) : net_(net) {}
+  void run(int layer) override {
+    const Blob<float>* top = net_->top_vecs()[layer][0];
+    sums.push_back(caffe_cpu_asum(top->count(), top->cpu_data()));
+  }
+  std::vector<float> sums;
+
+ private:
+  Net<float>* net_;
+};
+
+TEST(NetContractsTest, CallbacksReadTopsTheMemoryPlanReusesAndNetsOwnThem) {
+  // Under mem_param tops share memory with later blobs; an after_forward
+  // callback reads each while its layer's step holds it, and sees what an
+  // unoptimized net computes.
+  std::vector<float> sums[2];
+  for (bool optimized : {false, true}) {
+    Caffe::set_random_seed(1701);
+    Net<float> net(Parse(std::string(kTail) +
+                         "layer { name: \"tail\" type: \"Power\" "
+                         "bottom: \"x\" top: \"y\" }\n" +
+                         (optimized ? "mem_param { optimize_train: true }"
+                                    : "")));
+    caffe_set(net.blob_by_name("x")->count(), 0.5f,
+              net.blob_by_name("x")->mutable_cpu_data());
+    auto reader = std::make_shared<TopSum>(&net);
+    net.add_after_forward(reader);  // owned by the net from here
+    net.Forward();
+    sums[optimized] = reader->sums;
+    EXPECT_EQ(reader.use_count(), 2);
+  }
+  EXPECT_EQ(sums[0], sums[1]);
+  // x, its split, fc, ReLU, the loss and the tail layer.
+  ASSERT_EQ(sums[0].size(), 6u);
+  EXPECT_GT(sums[0][2], 0.0f);
 }
 
 }  // namespace

@@ -372,5 +372,70 @@ TEST(SolverTest, LegacySolverTypeIsUpgraded) {
   EXPECT_FALSE(p.has_solver_type());
 }
 
+// Records, at each callback, the iteration, the sum of |diff| and the
+// first weight.
+class StepRecorder : public Solver<float>::Callback {
+ public:
+  explicit StepRecorder(Solver<float>* solver) : solver_(solver) {}
+  void on_start() override { starts.push_back(Snapshot()); }
+  void on_gradients_ready() override { readies.push_back(Snapshot()); }
+  struct Point {
+    int iter;
+    float diff_asum;
+    float weight;
+  };
+  std::vector<Point> starts, readies;
+
+ private:
+  Point Snapshot() const {
+    const Blob<float>* w = solver_->net()->learnable_params()[0];
+    return Point{solver_->iter(), w->asum_diff(), w->cpu_data()[0]};
+  }
+  Solver<float>* solver_;
+};
+
+TEST(SolverTest, CallbacksRunAtStartAndWhenGradientsAreReady) {
+  SolverParameter p = BaseParam("SGD");
+  p.set_iter_size(2);
+  SGDSolver<float> solver(p);
+  StepRecorder recorder(&solver);
+  solver.add_callback(&recorder);
+  solver.Step(3);
+  ASSERT_EQ(recorder.starts.size(), 3u);
+  ASSERT_EQ(recorder.readies.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    const StepRecorder::Point& s = recorder.starts[i];
+    const StepRecorder::Point& r = recorder.readies[i];
+    EXPECT_EQ(s.iter, i);
+    EXPECT_EQ(r.iter, i);
+    // on_start: diffs cleared; on_gradients_ready: every pass of iter_size
+    // accumulated, the weights not yet updated.
+    EXPECT_EQ(s.diff_asum, 0.0f);
+    EXPECT_GT(r.diff_asum, 0.0f);
+    EXPECT_EQ(r.weight, s.weight);
+    if (i > 0) EXPECT_NE(s.weight, recorder.starts[i - 1].weight);
+  }
+}
+
+TEST(SolverTest, ApplyUpdateInAManualLoopMatchesStep) {
+  SolverParameter p = BaseParam("SGD");
+  p.set_momentum(0.9f);
+  p.set_weight_decay(0.01f);
+  SGDSolver<float> stepped(p), manual(p);
+  stepped.Step(4);
+  for (int i = 0; i < 4; ++i) {
+    manual.net()->ClearParamDiffs();
+    manual.net()->ForwardBackward();
+    manual.ApplyUpdate();
+  }
+  EXPECT_EQ(manual.iter(), 0);  // ApplyUpdate does not advance iter
+  for (size_t i = 0; i < stepped.net()->learnable_params().size(); ++i) {
+    const Blob<float>* a = stepped.net()->learnable_params()[i];
+    const Blob<float>* b = manual.net()->learnable_params()[i];
+    for (int k = 0; k < a->count(); ++k)
+      EXPECT_EQ(a->cpu_data()[k], b->cpu_data()[k]) << "param " << i;
+  }
+}
+
 }  // namespace
 }  // namespace caffe
