@@ -66,6 +66,9 @@ class Solver {
   void Snapshot();
 
   const SolverParameter& param() const { return param_; }
+  // For settings read afresh each iteration (base_lr: pycaffe's
+  // solver.param.base_lr = ...); changing the nets here has no effect.
+  SolverParameter& mutable_param() { return param_; }
   shared_ptr<Net<Dtype> > net() { return net_; }
   const vector<shared_ptr<Net<Dtype> > >& test_nets() { return test_nets_; }
   int iter() const { return iter_; }

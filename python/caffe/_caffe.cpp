@@ -355,10 +355,11 @@ py::dict MemReport(py::object network, py::object phase, int level) {
   return d;
 }
 
-// ---------------------------------------------------------- Solver helpers
+// ------------------------------------------ running C++ without the GIL
 
-// A KeyboardInterrupt (or other signal handler error) caught during a
-// solver step, raised again once the step has stopped.
+// A Python error raised while C++ ran without the GIL (a signal handler's
+// KeyboardInterrupt, an exception from a callback), raised again in the
+// caller once the C++ call has returned or unwound.
 struct PendingPythonError {
   PyObject* type = nullptr;
   PyObject* value = nullptr;
@@ -366,33 +367,120 @@ struct PendingPythonError {
 };
 thread_local PendingPythonError g_pending;
 
+// Thrown through C++ frames to unwind them after a Python callback raised;
+// the Python error itself waits in g_pending.
+struct PythonRaised : std::runtime_error {
+  PythonRaised() : std::runtime_error("a Python callback raised") {}
+};
+
+// With the GIL held and a Python error set: keeps the first one.
+void StashPythonError() {
+  if (g_pending.type != nullptr) {
+    PyErr_Clear();
+    return;
+  }
+  PyErr_Fetch(&g_pending.type, &g_pending.value, &g_pending.trace);
+}
+
+void ClearPending() {
+  Py_CLEAR(g_pending.type);
+  Py_CLEAR(g_pending.value);
+  Py_CLEAR(g_pending.trace);
+}
+
+void RaisePending() {
+  PyErr_Restore(g_pending.type, g_pending.value, g_pending.trace);
+  g_pending = PendingPythonError();
+  throw py::error_already_set();
+}
+
+// Runs fn without the GIL, then raises the Python error a callback or
+// signal handler left, or the C++ error fn threw.
+template <typename Fn>
+void RunReleased(Fn fn) {
+  try {
+    py::gil_scoped_release release;
+    fn();
+  } catch (const PythonRaised&) {
+    if (g_pending.type != nullptr) RaisePending();
+    throw;
+  } catch (...) {
+    ClearPending();
+    throw;
+  }
+  if (g_pending.type != nullptr) RaisePending();
+}
+
+// Calls a Python callable from C++ running without the GIL.
+template <typename... Args>
+void CallPython(const py::object& fn, Args... args) {
+  py::gil_scoped_acquire gil;
+  try {
+    fn(args...);
+  } catch (py::error_already_set& e) {
+    e.restore();
+    StashPythonError();
+    throw PythonRaised();
+  }
+}
+
+// Drops a Python reference from C++ code that may not hold the GIL (a net
+// or solver freed with its callbacks); leaks it after interpreter exit.
+void ReleasePython(py::object* obj) {
+  if (!Py_IsInitialized()) {
+    obj->release();
+    return;
+  }
+  py::gil_scoped_acquire gil;
+  *obj = py::object();
+}
+
+// net.before_forward(fn) and the like: fn(layer_index).
+class PyNetCallback : public NetF::Callback {
+ public:
+  explicit PyNetCallback(py::object fn) : fn_(std::move(fn)) {}
+  ~PyNetCallback() override { ReleasePython(&fn_); }
+  void run(int layer) override { CallPython(fn_, layer); }
+
+ private:
+  py::object fn_;
+};
+
+shared_ptr<NetF::Callback> NetCallbackArg(py::object fn) {
+  if (!PyCallable_Check(fn.ptr()))
+    throw py::type_error("a net callback must be callable (it is called "
+                         "with the layer's index)");
+  return std::make_shared<PyNetCallback>(fn);
+}
+
+// solver.add_callback(on_start, on_gradients_ready): both take no
+// arguments.
+class PySolverCallback : public SolverF::Callback {
+ public:
+  PySolverCallback(py::object on_start, py::object on_gradients_ready)
+      : on_start_(std::move(on_start)),
+        on_gradients_ready_(std::move(on_gradients_ready)) {}
+  ~PySolverCallback() override {
+    ReleasePython(&on_start_);
+    ReleasePython(&on_gradients_ready_);
+  }
+  void on_start() override { CallPython(on_start_); }
+  void on_gradients_ready() override { CallPython(on_gradients_ready_); }
+
+ private:
+  py::object on_start_, on_gradients_ready_;
+};
+
+// ---------------------------------------------------------- Solver helpers
+
 void WatchSignals(SolverF* solver) {
   solver->SetActionFunction([]() {
     py::gil_scoped_acquire gil;
     if (g_pending.type != nullptr || PyErr_CheckSignals() == 0)
       return SolverAction::NONE;
-    PyErr_Fetch(&g_pending.type, &g_pending.value, &g_pending.trace);
+    StashPythonError();
     return SolverAction::STOP;
   });
-}
-
-// Runs fn without the GIL, then raises what a signal handler raised.
-template <typename Fn>
-void RunSolver(Fn fn) {
-  try {
-    py::gil_scoped_release release;
-    fn();
-  } catch (...) {
-    Py_CLEAR(g_pending.type);
-    Py_CLEAR(g_pending.value);
-    Py_CLEAR(g_pending.trace);
-    throw;
-  }
-  if (g_pending.type != nullptr) {
-    PyErr_Restore(g_pending.type, g_pending.value, g_pending.trace);
-    g_pending = PendingPythonError();
-    throw py::error_already_set();
-  }
 }
 
 SolverParameter ReadSolverParam(py::handle path) {
@@ -516,14 +604,18 @@ PYBIND11_MODULE(_caffe, m) {
   m.def("set_random_seed", [](unsigned int seed) {
     Caffe::set_random_seed(seed);
   }, py::arg("seed"));
-  m.def("init_log", [](int level) {
-    FLAGS_logtostderr = 1;
-    FLAGS_minloglevel = level;
+  // Caffe master's init_log(), init_log(level), init_log(level, stderr):
+  // messages below `level` are dropped; with stderr they go to the
+  // terminal, otherwise where glog's settings send them (log files unless
+  // GLOG_logtostderr is set).
+  m.def("init_log", [](py::object level, py::object to_stderr) {
+    if (!level.is_none()) FLAGS_minloglevel = level.cast<int>();
+    if (!to_stderr.is_none()) FLAGS_logtostderr = to_stderr.cast<bool>();
     // glog refuses a second initialization (it aborts), and the caffe
     // tool has done it already when a Python layer imports caffe.
     if (!google::IsGoogleLoggingInitialized())
       google::InitGoogleLogging("pycaffe");
-  }, py::arg("level") = 0);
+  }, py::arg("level") = py::none(), py::arg("stderr") = py::none());
   m.def("log", [](const string& s) { LOG(INFO) << s; });
   m.def("layer_type_list", &LayerRegistry<float>::LayerTypeList);
   m.def("solver_count", &Caffe::solver_count);
@@ -659,10 +751,34 @@ PYBIND11_MODULE(_caffe, m) {
           py::arg("text"), py::arg("phase"), py::arg("level") = 0,
           py::arg("stages") = py::none(), py::arg("weights") = py::none(),
           "Builds a net from prototxt text (NetParameter text format).")
-      .def("_forward", &NetF::ForwardFromTo,
-           py::call_guard<py::gil_scoped_release>())
-      .def("_backward", &NetF::BackwardFromTo,
-           py::call_guard<py::gil_scoped_release>())
+      .def("_forward",
+           [](NetF& net, int start, int end) {
+             float loss = 0;
+             RunReleased([&] { loss = net.ForwardFromTo(start, end); });
+             return loss;
+           })
+      .def("_backward",
+           [](NetF& net, int start, int end) {
+             RunReleased([&] { net.BackwardFromTo(start, end); });
+           })
+      // Caffe master's net callbacks: fn(layer_index) around each layer's
+      // forward or backward (net.hpp); the net keeps fn.
+      .def("before_forward",
+           [](NetF& net, py::object fn) {
+             net.add_before_forward(NetCallbackArg(fn));
+           })
+      .def("after_forward",
+           [](NetF& net, py::object fn) {
+             net.add_after_forward(NetCallbackArg(fn));
+           })
+      .def("before_backward",
+           [](NetF& net, py::object fn) {
+             net.add_before_backward(NetCallbackArg(fn));
+           })
+      .def("after_backward",
+           [](NetF& net, py::object fn) {
+             net.add_after_backward(NetCallbackArg(fn));
+           })
       .def("reshape", &NetF::Reshape, py::call_guard<py::gil_scoped_release>())
       .def("clear_param_diffs", &NetF::ClearParamDiffs)
       .def("copy_from",
@@ -741,16 +857,16 @@ PYBIND11_MODULE(_caffe, m) {
                                return py::bytes(s.param().SerializeAsString());
                              })
       .def("step",
-           [](SolverF& s, int iters) { RunSolver([&] { s.Step(iters); }); },
+           [](SolverF& s, int iters) { RunReleased([&] { s.Step(iters); }); },
            py::arg("iters"))
       .def(
           "solve",
           [](SolverF& s, py::object resume_file) {
             if (resume_file.is_none()) {
-              RunSolver([&] { s.Solve(); });
+              RunReleased([&] { s.Solve(); });
             } else {
               const string file = PathArg(resume_file, "resume_file");
-              RunSolver([&] { s.Solve(file); });
+              RunReleased([&] { s.Solve(file); });
             }
           },
           py::arg("resume_file") = py::none())
@@ -759,6 +875,27 @@ PYBIND11_MODULE(_caffe, m) {
              s.Restore(PathArg(file, "solver state").c_str());
            })
       .def("snapshot", &SolverF::Snapshot)
+      // Caffe master: on_start() at the start of each iteration,
+      // on_gradients_ready() before its update (solver.hpp).
+      .def("add_callback",
+           [](SolverF& s, py::object on_start, py::object on_ready) {
+             if (!PyCallable_Check(on_start.ptr()) ||
+                 !PyCallable_Check(on_ready.ptr()))
+               throw py::type_error("add_callback(on_start, "
+                                    "on_gradients_ready) takes two "
+                                    "callables");
+             s.add_callback(std::make_shared<PySolverCallback>(on_start,
+                                                               on_ready));
+           },
+           py::arg("on_start"), py::arg("on_gradients_ready"))
+      .def("apply_update",
+           [](SolverF& s) { RunReleased([&] { s.ApplyUpdate(); }); },
+           "Updates the weights from the gradients in the parameter diffs "
+           "at the current iteration; does not clear the diffs or advance "
+           "iter (Caffe master).")
+      .def("_set_base_lr", [](SolverF& s, float lr) {
+        s.mutable_param().set_base_lr(lr);
+      })
       .def("share_weights", [](SolverF& s, NetF& net) {
         net.ShareTrainedLayersWith(s.net().get());
       });

@@ -301,24 +301,57 @@ def _Net_batch(self, blobs):
         yield padded_batch
 
 
-class _Net_IdNameWrapper:
-    """Maps a layer name to the names of its top (or bottom) blobs."""
+def _Net_get_id_name(func, field):
+    """A cached OrderedDict (bottom to top) from each layer's name to the
+    names of its top (or bottom) blobs, built with func (_top_ids or
+    _bottom_ids), as Caffe 1.0's top_names and bottom_names."""
+    @property
+    def get_id_name(self):
+        if not hasattr(self, field):
+            id_to_name = list(self.blobs)
+            setattr(self, field, OrderedDict(
+                (name, [id_to_name[j] for j in func(self, i)])
+                for i, name in enumerate(self._layer_names)))
+        return getattr(self, field)
+    return get_id_name
 
-    def __init__(self, net, func):
-        self.net, self.func = net, func
 
-    def __getitem__(self, name):
-        ids = self.func(self.net, _layer_index(self.net, name))
-        id_to_name = list(self.net.blobs)
-        return [id_to_name[i] for i in ids]
+class SolverParameterView(object):
+    """solver.param: the solver's SolverParameter, live.
+
+    Reading a field reads the solver's current setting (every field of
+    caffe_pb2.SolverParameter, and its methods, on a fresh copy).  As in
+    Caffe master, base_lr can be set on a running solver and the next
+    update uses it; other fields are fixed once the solver is built."""
+    __slots__ = ('_solver',)
+
+    def __init__(self, solver):
+        object.__setattr__(self, '_solver', solver)
+
+    def _message(self):
+        param = caffe_pb2.SolverParameter()
+        param.ParseFromString(self._solver._param)
+        return param
+
+    def __getattr__(self, name):
+        return getattr(self._message(), name)
+
+    def __setattr__(self, name, value):
+        if name == 'base_lr':
+            self._solver._set_base_lr(float(value))
+            return
+        raise AttributeError(
+            'solver.param.{} cannot be changed on a built solver; only '
+            'base_lr can (edit the solver file for the rest)'.format(name))
+
+    def __repr__(self):
+        return str(self._message())
 
 
 @property
 def _Solver_param(self):
-    """The solver's SolverParameter (a caffe_pb2 message; a copy)."""
-    param = caffe_pb2.SolverParameter()
-    param.ParseFromString(self._param)
-    return param
+    """The solver's SolverParameter, live (SolverParameterView)."""
+    return SolverParameterView(self)
 
 
 # Attach methods to Net.
@@ -335,6 +368,6 @@ Net._batch = _Net_batch
 Net.inputs = _Net_inputs
 Net.outputs = _Net_outputs
 Net.mem_param = _Net_mem_param
-Net.top_names = property(lambda n: _Net_IdNameWrapper(n, Net._top_ids))
-Net.bottom_names = property(lambda n: _Net_IdNameWrapper(n, Net._bottom_ids))
+Net.top_names = _Net_get_id_name(Net._top_ids, '_top_names')
+Net.bottom_names = _Net_get_id_name(Net._bottom_ids, '_bottom_names')
 Solver.param = _Solver_param

@@ -5,6 +5,8 @@ interpreter."""
 import gc
 import pathlib
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 from google.protobuf import text_format
@@ -45,8 +47,16 @@ def test_dict_views(net):
                                            'EuclideanLoss']
     assert net.blob_loss_weights['loss'] == 1.0
     assert net.blob_loss_weights['ip'] == 0.0
-    assert net.top_names['ip'] == ['ip']
-    assert net.bottom_names['loss'] == ['ip', 'target']
+    # Caffe 1.0: OrderedDicts from layer name to blob names, in layer order.
+    assert net.top_names == OrderedDict([
+        ('data', ['data']), ('target', ['target']), ('ip', ['ip']),
+        ('loss', ['loss'])])
+    assert net.bottom_names == OrderedDict([
+        ('data', []), ('target', []), ('ip', ['data']),
+        ('loss', ['ip', 'target'])])
+    assert isinstance(net.top_names, OrderedDict)
+    assert list(net.bottom_names.keys()) == list(net.layer_dict)
+    assert net.top_names is net.top_names
     assert list(net._layer_names) == list(net.layer_dict)
     assert list(net._blob_names) == list(net.blobs)
     assert net._bottom_ids(2) == [0]
@@ -353,6 +363,19 @@ def test_module_functions(ip_file):
     timer.start()
     timer.stop()
     assert timer.ms >= 0
+
+
+def test_init_log_level_and_stderr(capfd):
+    # Caffe master's init_log(level, stderr): messages at INFO (0) reach
+    # stderr, and are dropped below the level asked for.
+    caffe.init_log(0, True)
+    caffe.log('visible pycaffe line')
+    caffe.init_log(3, True)
+    caffe.log('dropped pycaffe line')
+    caffe.init_log(0)
+    err = capfd.readouterr().err
+    assert 'visible pycaffe line' in err
+    assert 'dropped pycaffe line' not in err
 
 
 def test_random_seed_makes_fillers_repeat(ip_file):
