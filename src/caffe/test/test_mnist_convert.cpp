@@ -72,6 +72,41 @@ class MnistConvertTest : public ::testing::Test {
   string images_, labels_file_;
 };
 
+TEST_F(MnistConvertTest, SiamesePairsAreTwoImagesLabelledBySameClass) {
+  MakeInputs(20, false);
+  for (const char* backend : {"leveldb", "lmdb"}) {
+    const string path = tmp_.file(string("pairs_") + backend);
+    EXPECT_EQ(20, ConvertMnistSiamese(images_, labels_file_, path, backend,
+                                      11));
+    std::unique_ptr<db::DB> db(db::GetDB(backend));
+    db->Open(path, db::READ);
+    std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+    int n = 0, same = 0;
+    for (; cursor->valid(); cursor->Next(), ++n) {
+      Datum datum;
+      ASSERT_TRUE(datum.ParseFromString(cursor->value()));
+      ASSERT_EQ(2, datum.channels());
+      ASSERT_EQ(3, datum.height());
+      ASSERT_EQ(4, datum.width());
+      // Each half is one of the input images; the label says whether
+      // their classes agree.
+      const string first = datum.data().substr(0, 12);
+      const string second = datum.data().substr(12);
+      int a = -1, b = -1;
+      for (size_t i = 0; i < pixels_.size(); ++i) {
+        if (pixels_[i] == first) a = static_cast<int>(i);
+        if (pixels_[i] == second) b = static_cast<int>(i);
+      }
+      ASSERT_GE(a, 0);
+      ASSERT_GE(b, 0);
+      EXPECT_EQ(labels_[a] == labels_[b] ? 1 : 0, datum.label());
+      same += datum.label();
+    }
+    EXPECT_EQ(20, n);
+    EXPECT_LT(same, n);  // random pairs: mostly different classes
+  }
+}
+
 TEST_F(MnistConvertTest, ConvertsPlainIdx) {
   MakeInputs(7, false);
   const string db = tmp_.file("db");

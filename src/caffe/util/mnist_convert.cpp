@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <random>
 
 #include "caffe/util/db.hpp"
 #include "caffe/util/image_io.hpp"
@@ -70,66 +71,119 @@ string FormatKey(int item_id) {
   return buffer;
 }
 
+// The two idx files of one dataset, headers read and checked.
+struct MnistFiles {
+  MnistFiles(const string& image_filename, const string& label_filename)
+      : images(image_filename), labels(label_filename) {
+    const uint32_t image_magic = images.ReadBigEndian32("the magic number");
+    CAFFE_CHECK_EQ(image_magic, 2051u)
+        << "'" << image_filename << "' is not an idx image file (magic "
+        << image_magic << ", expected 2051)";
+    const uint32_t label_magic = labels.ReadBigEndian32("the magic number");
+    CAFFE_CHECK_EQ(label_magic, 2049u)
+        << "'" << label_filename << "' is not an idx label file (magic "
+        << label_magic << ", expected 2049)";
+    num_items = images.ReadBigEndian32("the image count");
+    const uint32_t num_labels = labels.ReadBigEndian32("the label count");
+    CAFFE_CHECK_EQ(num_items, num_labels)
+        << "'" << image_filename << "' holds " << num_items
+        << " images but '" << label_filename << "' holds " << num_labels
+        << " labels";
+    rows = images.ReadBigEndian32("the row count");
+    cols = images.ReadBigEndian32("the column count");
+    CAFFE_CHECK(rows > 0 && cols > 0 && rows <= 65536 && cols <= 65536)
+        << "'" << image_filename << "' has implausible image size " << rows
+        << " x " << cols;
+    CAFFE_CHECK_LE(num_items, 99999999u)
+        << "'" << image_filename
+        << "' holds too many images for 8-digit keys";
+    LOG(INFO) << "A total of " << num_items << " items.";
+    LOG(INFO) << "Rows: " << rows << " Cols: " << cols;
+  }
+  size_t image_bytes() const { return static_cast<size_t>(rows) * cols; }
+
+  IdxReader images, labels;
+  uint32_t num_items = 0, rows = 0, cols = 0;
+};
+
+// Writes Datums under "%08d" keys into a new database, committing every
+// thousand.
+class DatumWriter {
+ public:
+  DatumWriter(const string& db_path, const string& backend)
+      : db_(db::GetDB(backend)) {
+    db_->Open(db_path, db::NEW);
+    txn_.reset(db_->NewTransaction());
+  }
+  void Put(const Datum& datum) {
+    datum.SerializeToString(&value_);
+    txn_->Put(FormatKey(count_), value_);
+    if (++count_ % 1000 == 0) txn_->Commit();
+  }
+  int Close() {
+    if (count_ % 1000 != 0) txn_->Commit();
+    txn_.reset();
+    db_->Close();
+    return count_;
+  }
+
+ private:
+  std::unique_ptr<db::DB> db_;
+  std::unique_ptr<db::Transaction> txn_;
+  string value_;
+  int count_ = 0;
+};
+
 }  // namespace
 
 int ConvertMnist(const string& image_filename, const string& label_filename,
                  const string& db_path, const string& backend) {
-  IdxReader images(image_filename);
-  IdxReader labels(label_filename);
-
-  const uint32_t image_magic = images.ReadBigEndian32("the magic number");
-  CAFFE_CHECK_EQ(image_magic, 2051u)
-      << "'" << image_filename << "' is not an idx image file (magic "
-      << image_magic << ", expected 2051)";
-  const uint32_t label_magic = labels.ReadBigEndian32("the magic number");
-  CAFFE_CHECK_EQ(label_magic, 2049u)
-      << "'" << label_filename << "' is not an idx label file (magic "
-      << label_magic << ", expected 2049)";
-  const uint32_t num_items = images.ReadBigEndian32("the image count");
-  const uint32_t num_labels = labels.ReadBigEndian32("the label count");
-  CAFFE_CHECK_EQ(num_items, num_labels)
-      << "'" << image_filename << "' holds " << num_items
-      << " images but '" << label_filename << "' holds " << num_labels
-      << " labels";
-  const uint32_t rows = images.ReadBigEndian32("the row count");
-  const uint32_t cols = images.ReadBigEndian32("the column count");
-  CAFFE_CHECK(rows > 0 && cols > 0 && rows <= 65536 && cols <= 65536)
-      << "'" << image_filename << "' has implausible image size " << rows
-      << " x " << cols;
-  CAFFE_CHECK_LE(num_items, 99999999u)
-      << "'" << image_filename << "' holds too many images for 8-digit keys";
-
-  std::unique_ptr<db::DB> db(db::GetDB(backend));
-  db->Open(db_path, db::NEW);
-  std::unique_ptr<db::Transaction> txn(db->NewTransaction());
-
-  LOG(INFO) << "A total of " << num_items << " items.";
-  LOG(INFO) << "Rows: " << rows << " Cols: " << cols;
-  string pixels(static_cast<size_t>(rows) * cols, '\0');
+  MnistFiles files(image_filename, label_filename);
+  DatumWriter writer(db_path, backend);
+  string pixels(files.image_bytes(), '\0');
   Datum datum;
   datum.set_channels(1);
-  datum.set_height(static_cast<int>(rows));
-  datum.set_width(static_cast<int>(cols));
-  string value;
-  int count = 0;
-  for (uint32_t item_id = 0; item_id < num_items; ++item_id) {
-    images.Read(&pixels[0], pixels.size(), "the image pixels");
+  datum.set_height(static_cast<int>(files.rows));
+  datum.set_width(static_cast<int>(files.cols));
+  for (uint32_t item_id = 0; item_id < files.num_items; ++item_id) {
+    files.images.Read(&pixels[0], pixels.size(), "the image pixels");
     unsigned char label;
-    labels.Read(&label, 1, "the labels");
+    files.labels.Read(&label, 1, "the labels");
     datum.set_data(pixels);
     datum.set_label(label);
-    datum.SerializeToString(&value);
-    txn->Put(FormatKey(static_cast<int>(item_id)), value);
-    if (++count % 1000 == 0) {
-      txn->Commit();
-    }
+    writer.Put(datum);
   }
-  // Whatever is left after the last full thousand.
-  if (count % 1000 != 0) txn->Commit();
+  const int count = writer.Close();
   LOG(INFO) << "Processed " << count << " files.";
-  txn.reset();
-  db->Close();
   return count;
+}
+
+int ConvertMnistSiamese(const string& image_filename,
+                        const string& label_filename, const string& db_path,
+                        const string& backend, unsigned int seed) {
+  MnistFiles files(image_filename, label_filename);
+  const size_t bytes = files.image_bytes();
+  CAFFE_CHECK_GT(files.num_items, 0u)
+      << "'" << image_filename << "' holds no images to pair";
+  string all_pixels(bytes * files.num_items, '\0');
+  string all_labels(files.num_items, '\0');
+  files.images.Read(&all_pixels[0], all_pixels.size(), "the image pixels");
+  files.labels.Read(&all_labels[0], all_labels.size(), "the labels");
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<uint32_t> pick(0, files.num_items - 1);
+  DatumWriter writer(db_path, backend);
+  Datum datum;
+  datum.set_channels(2);
+  datum.set_height(static_cast<int>(files.rows));
+  datum.set_width(static_cast<int>(files.cols));
+  for (uint32_t item_id = 0; item_id < files.num_items; ++item_id) {
+    const uint32_t i = pick(rng), j = pick(rng);
+    datum.set_data(all_pixels.substr(i * bytes, bytes) +
+                   all_pixels.substr(j * bytes, bytes));
+    datum.set_label(all_labels[i] == all_labels[j] ? 1 : 0);
+    writer.Put(datum);
+  }
+  return writer.Close();
 }
 
 int ComputeImageMean(const string& db_path, const string& backend,
