@@ -30,6 +30,10 @@ def parse_args(argv=None):
     parser.add_argument('--phase', default='ALL',
                         help='Phase whose layers to draw: TRAIN, TEST, or '
                              'ALL for every layer whatever its phase.')
+    parser.add_argument('--display_lrm', action='store_true',
+                        help='Show the learning rate multipliers of '
+                             'Convolution, Deconvolution and InnerProduct '
+                             'layers.')
     return parser.parse_args(argv)
 
 
@@ -43,7 +47,7 @@ def main(argv=None):
         text_format.Merge(f.read(), net)
     print('Drawing net to %s' % args.output_image_file)
     caffe.draw.draw_net_to_file(net, args.output_image_file, args.rankdir,
-                                phases[args.phase])
+                                phases[args.phase], args.display_lrm)
 
 
 if __name__ == '__main__':

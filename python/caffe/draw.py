@@ -41,25 +41,50 @@ def _first_or(values, default):
     return values[0] if len(values) else default
 
 
-def get_layer_label(layer, rankdir):
+# Layer types whose parameters get a learning rate multiplier each.
+_LEARNING_LAYERS = ('Convolution', 'Deconvolution', 'InnerProduct')
+
+
+def get_layer_lr_mult(layer):
+    """The (weight, bias) lr_mult of a Convolution, Deconvolution or
+    InnerProduct layer, 1.0 where not given (Caffe's default); ValueError
+    for other layer types and for more than two param entries."""
+    if layer.type not in _LEARNING_LAYERS:
+        raise ValueError('%s layers have no learning rate multiplier to show'
+                         % layer.type)
+    if len(layer.param) > 2:
+        raise ValueError('layer %s has %d param entries; at most 2 (weights '
+                         'and bias) expected' % (layer.name, len(layer.param)))
+    mults = [p.lr_mult if p.HasField('lr_mult') else 1.0 for p in layer.param]
+    mults += [1.0] * (2 - len(mults))
+    return mults[0], mults[1]
+
+
+def get_layer_label(layer, rankdir, display_lrm=False):
     """The node label of a layer: name, type and, for convolution and
-    pooling, kernel size, stride and pad."""
+    pooling, kernel size, stride and pad; with display_lrm, the lr_mult of
+    layers that learn."""
     # Vertical graphs have room across, horizontal ones down.
     separator = ' ' if rankdir in ('TB', 'BT') else '\\n'
-    # The outer quotes keep dot from reading ':' as a port separator.
     if layer.type in ('Convolution', 'Deconvolution'):
         cp = layer.convolution_param
-        return '"%s%s(%s)%skernel size: %d%sstride: %d%spad: %d"' % (
+        label = '%s%s(%s)%skernel size: %d%sstride: %d%spad: %d' % (
             layer.name, separator, layer.type, separator,
             _first_or(cp.kernel_size, 1), separator,
             _first_or(cp.stride, 1), separator, _first_or(cp.pad, 0))
-    if layer.type == 'Pooling':
+    elif layer.type == 'Pooling':
         pp = layer.pooling_param
-        return '"%s%s(%s %s)%skernel size: %d%sstride: %d%spad: %d"' % (
+        label = '%s%s(%s %s)%skernel size: %d%sstride: %d%spad: %d' % (
             layer.name, separator, get_pooling_types_dict()[pp.pool],
             layer.type, separator, pp.kernel_size, separator, pp.stride,
             separator, pp.pad)
-    return '"%s%s(%s)"' % (layer.name, separator, layer.type)
+    else:
+        label = '%s%s(%s)' % (layer.name, separator, layer.type)
+    if display_lrm and layer.type in _LEARNING_LAYERS:
+        label += '%slr mult: %.1f, %.1f' % ((separator,) +
+                                            get_layer_lr_mult(layer))
+    # The outer quotes keep dot from reading ':' as a port separator.
+    return '"%s"' % label
 
 
 def choose_color_by_layertype(layertype):
@@ -92,7 +117,8 @@ def _quoted(name):
     return '"%s"' % name.replace('"', '\\"')
 
 
-def get_pydot_graph(caffe_net, rankdir, label_edges=True, phase=None):
+def get_pydot_graph(caffe_net, rankdir, label_edges=True, phase=None,
+                    display_lrm=False):
     """Build the pydot.Dot graph of a NetParameter."""
     if phase is not None:
         phase = int(phase)  # caffe.TRAIN may be an enum object, not an int
@@ -103,7 +129,7 @@ def get_pydot_graph(caffe_net, rankdir, label_edges=True, phase=None):
     for layer in caffe_net.layer:
         if phase is not None and not _in_phase(layer, phase):
             continue
-        node_label = get_layer_label(layer, rankdir)
+        node_label = get_layer_label(layer, rankdir, display_lrm)
         node_name = '%s_%s' % (layer.name, layer.type)
         if (len(layer.bottom) == 1 and len(layer.top) == 1 and
                 layer.bottom[0] == layer.top[0]):
@@ -130,19 +156,21 @@ def get_pydot_graph(caffe_net, rankdir, label_edges=True, phase=None):
     return pydot_graph
 
 
-def draw_net(caffe_net, rankdir, ext='png', phase=None):
+def draw_net(caffe_net, rankdir, ext='png', phase=None, display_lrm=False):
     """Draw a NetParameter and return the image as bytes in format `ext`
     (any Graphviz output format; 'raw' gives the dot source)."""
-    graph = get_pydot_graph(caffe_net, rankdir, phase=phase)
+    graph = get_pydot_graph(caffe_net, rankdir, phase=phase,
+                            display_lrm=display_lrm)
     if ext == 'raw':
         return graph.to_string().encode('utf-8')
     return graph.create(format=ext)
 
 
-def draw_net_to_file(caffe_net, filename, rankdir='LR', phase=None):
+def draw_net_to_file(caffe_net, filename, rankdir='LR', phase=None,
+                     display_lrm=False):
     """Draw a NetParameter to a file whose extension names the format
     ('.png', '.svg', '.pdf', ..., '.raw' for the dot source)."""
     ext = filename[filename.rfind('.') + 1:]
-    image = draw_net(caffe_net, rankdir, ext, phase)
+    image = draw_net(caffe_net, rankdir, ext, phase, display_lrm)
     with open(filename, 'wb') as fid:
         fid.write(image)

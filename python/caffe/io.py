@@ -57,6 +57,10 @@ def arraylist_to_blobprotovector_str(arraylist):
     return vec.SerializeToString()
 
 
+# Caffe's name for it, misspelled; scripts written for Caffe call this one.
+arraylist_to_blobprotovecor_str = arraylist_to_blobprotovector_str
+
+
 def blobprotovector_str_to_arraylist(str):
     """Parse a serialized BlobProtoVector into a list of arrays."""
     vec = caffe_pb2.BlobProtoVector()

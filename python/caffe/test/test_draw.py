@@ -152,3 +152,34 @@ def test_draw_net_script(tmp_path):
          str(out), '--phase', 'VAL'],
         env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and 'Unknown phase: VAL' in run.stderr
+
+
+def test_display_lrm_shows_learning_rate_multipliers(tmp_path):
+    net = _net(NET_TEXT.replace(
+        'inner_product_param { num_output: 10 }',
+        'param { lr_mult: 3 } param { lr_mult: 6 } '
+        'inner_product_param { num_output: 10 }'))
+    layers = {l.name: l for l in net.layer}
+    assert caffe.draw.get_layer_lr_mult(layers['ip1']) == (3.0, 6.0)
+    assert caffe.draw.get_layer_lr_mult(layers['conv1']) == (1.0, 1.0)
+    with pytest.raises(ValueError):
+        caffe.draw.get_layer_lr_mult(layers['pool1'])
+    label = caffe.draw.get_layer_label(layers['ip1'], 'LR', display_lrm=True)
+    assert label.endswith('\\nlr mult: 3.0, 6.0"'), label
+    assert 'lr mult' not in caffe.draw.get_layer_label(layers['ip1'], 'LR')
+    assert 'lr mult' not in caffe.draw.get_layer_label(layers['pool1'], 'LR',
+                                                       display_lrm=True)
+    # Positional, as Caffe master's draw_net(net, rankdir, ext, phase, lrm).
+    dot = caffe.draw.draw_net(net, 'LR', 'raw', None, True).decode()
+    assert 'lr mult: 3.0, 6.0' in dot
+    proto = tmp_path / 'net.prototxt'
+    proto.write_text(str(net))
+    out = tmp_path / 'net.svg'
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PYTHON_DIR + os.pathsep + env.get('PYTHONPATH', '')
+    run = subprocess.run(
+        [sys.executable, os.path.join(PYTHON_DIR, 'draw_net.py'), str(proto),
+         str(out), '--display_lrm'],
+        env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert 'lr mult: 3.0, 6.0' in out.read_text()

@@ -64,6 +64,8 @@ def test_blobprotovector_string_roundtrip():
     arrays = [np.arange(4.).reshape(1, 1, 2, 2), np.ones((3, 2))]
     s = caffe.io.arraylist_to_blobprotovector_str(arrays)
     assert isinstance(s, bytes)
+    # Caffe's own (misspelled) name for it.
+    assert caffe.io.arraylist_to_blobprotovecor_str(arrays) == s
     back = caffe.io.blobprotovector_str_to_arraylist(s)
     assert len(back) == 2
     for a, b in zip(arrays, back):
