@@ -684,6 +684,9 @@ string g_error_msg;
 }  // namespace
 
 void mexFunction(MEX_ARGS) {
+  // As Caffe's matcaffe: `clear mex` / `clear all` must not unload the
+  // gateway, which would free every net and solver behind live handles.
+  if (!mexIsLocked()) mexLock();
   bool failed = false;
   try {
     Dispatch(nlhs, plhs, nrhs, prhs);
