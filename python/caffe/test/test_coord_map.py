@@ -126,3 +126,41 @@ def test_crop_of_a_crop_and_errors():
     other = L.Input(shape=dict(dim=[1, 1, 40, 40]))
     with pytest.raises(RuntimeError, match='connected'):
         coord_map_from_to(n.deconv, other)
+
+
+def test_more_layer_arrangements():
+    n = caffe.NetSpec()
+    n.data = L.Input(shape=dict(dim=[1, 1, 64, 64, 64]))
+    # 1x1 convolution: the identity map (on its axis).
+    n.c11 = L.Convolution(n.data, num_output=1, kernel_size=1)
+    assert coord_map_from_to(n.data, n.c11)[1:] == (1, 0)
+    # Two pooling stages and a 4x deconvolution: a = 1, shifted by the
+    # kernels: pools x -> (x - 0.5) / 2 twice, deconv k=8 s=4 p=2:
+    # 4 * ((x/2 - 0.25)/2 - 0.25) + 3.5 - 2 = x - 0.5 - 1 + 1.5 = x.
+    n.p1 = L.Pooling(n.data, kernel_size=2, stride=2)
+    n.p2 = L.Pooling(n.p1, kernel_size=2, stride=2)
+    n.up = L.Deconvolution(n.p2, convolution_param=dict(
+        num_output=1, kernel_size=8, stride=4, pad=2))
+    _, a, b = coord_map_from_to(n.data, n.up)
+    assert np.all(a == 1) and np.all(b == 0)
+    # Deconvolution padding shifts back by pad: x -> 2x + 1.5 - pad, so
+    # after the pool, 2 (x - 0.5) / 2 + 1.5 - pad = x + 1 - pad.
+    for pad in (0, 1, 3):
+        n['dp%d' % pad] = L.Deconvolution(n.p1, convolution_param=dict(
+            num_output=1, kernel_size=4, stride=2, pad=pad))
+        _, a, b = coord_map_from_to(n.data, n['dp%d' % pad])
+        assert np.all(a == 1) and np.all(b == 1 - pad)
+    # Anisotropic stride and a 3-D kernel: one entry per spatial axis.
+    n.aniso = L.Convolution(n.data, num_output=1, kernel_size=[3, 3, 3],
+                            stride=[2, 1, 4])
+    _, a, b = coord_map_from_to(n.data, n.aniso)
+    np.testing.assert_allclose(a, [0.5, 1, 0.25])
+    np.testing.assert_allclose(b, [-0.5, -1, -0.25])
+    # A layer with two bottoms (Eltwise): both inputs share coordinates.
+    n.other = L.Convolution(n.data, num_output=1, kernel_size=1)
+    n.sum = L.Eltwise(n.c11, n.other)
+    assert coord_map_from_to(n.data, n.sum)[1:] == (1, 0)
+    # Through an InnerProduct there is no map.
+    n.ip = L.InnerProduct(n.p2, num_output=3)
+    with pytest.raises(RuntimeError, match='connected'):
+        coord_map_from_to(n.ip, n.data)

@@ -157,6 +157,93 @@ def test_level_and_stages(tmp_path):
     assert 'sig' in caffe.Net(f, caffe.TEST, level=2).blobs
 
 
+# NetState rules as Caffe master's test_net.py checks them: one Input and
+# one layer per rule, named after it; which layers a state builds.
+RULES_NET = """
+layer { name: "data" type: "Input" top: "data"
+        input_param { shape { dim: 1 dim: 1 } } }
+%s
+"""
+
+
+def rule_layers(rules):
+    return RULES_NET % '\n'.join(
+        'layer { name: "%s" type: "Power" bottom: "data" top: "%s" %s }'
+        % (name, name, rule) for name, rule in rules)
+
+
+def built(text, phase, **state):
+    net = caffe.Net.from_string(text, phase, **state)
+    return [n for n in net._layer_names if n != 'data' and
+            not n.startswith('data_')]
+
+
+def test_levels_select_layers():
+    text = rule_layers([
+        ('NoLevel', ''), ('Level0Only', 'include { max_level: 0 }'),
+        ('Level1Only', 'include { min_level: 1 max_level: 1 }'),
+        ('Level>=0', 'include { min_level: 0 }'),
+        ('Level>=1', 'include { min_level: 1 }')])
+    assert built(text, caffe.TEST) == ['NoLevel', 'Level0Only', 'Level>=0']
+    assert built(text, caffe.TEST, level=1) == [
+        'NoLevel', 'Level1Only', 'Level>=0', 'Level>=1']
+
+
+def test_stages_select_layers():
+    text = rule_layers([
+        ('A', 'include { stage: "A" }'), ('B', 'include { stage: "B" }'),
+        ('AorB', 'include { stage: "A" } include { stage: "B" }'),
+        ('AandB', 'include { stage: "A" stage: "B" }'),
+        ('NotA', 'exclude { stage: "A" }')])
+    assert built(text, caffe.TEST) == ['NotA']
+    assert built(text, caffe.TEST, stages=['A']) == ['A', 'AorB']
+    assert built(text, caffe.TEST, stages=['B']) == ['B', 'AorB', 'NotA']
+    assert built(text, caffe.TEST, stages=['A', 'B']) == [
+        'A', 'B', 'AorB', 'AandB']
+
+
+def test_all_in_one_train_val_deploy():
+    # One file for training, validation and deployment, told apart by
+    # phase and stage.
+    text = rule_layers([
+        ('train', 'include { phase: TRAIN stage: "train" }'),
+        ('val', 'include { phase: TEST stage: "val" }'),
+        ('deploy', 'include { phase: TEST stage: "deploy" }'),
+        ('shared', 'exclude { stage: "deploy" }')])
+    assert built(text, caffe.TRAIN, stages=['train']) == ['train', 'shared']
+    assert built(text, caffe.TEST, stages=['val']) == ['val', 'shared']
+    assert built(text, caffe.TEST, stages=['deploy']) == ['deploy']
+
+
+def test_backward_between_middle_layers_matches_numpy(tmp_path):
+    # data -> ip1 -> ip2 -> loss; backward from ip2 down to ip1 only.
+    f = write(tmp_path, 'chain.prototxt', """
+    force_backward: true
+    layer { name: "data" type: "Input" top: "data"
+            input_param { shape { dim: 2 dim: 3 } } }
+    layer { name: "ip1" type: "InnerProduct" bottom: "data" top: "ip1"
+            inner_product_param { num_output: 4
+              weight_filler { type: "gaussian" std: 1 } } }
+    layer { name: "ip2" type: "InnerProduct" bottom: "ip1" top: "ip2"
+            inner_product_param { num_output: 2
+              weight_filler { type: "gaussian" std: 1 } } }
+    layer { name: "loss" type: "Reduction" bottom: "ip2" top: "loss"
+            loss_weight: 1 }
+    """)
+    net = caffe.Net(f, caffe.TRAIN)
+    net.blobs['data'].data[...] = np.arange(6).reshape(2, 3) / 6.0
+    net.forward()
+    g = np.array([[1, -1], [2, 0.5]], np.float32)
+    net.blobs['ip2'].diff[...] = g
+    diffs = net.backward(start='ip2', end='ip1', diffs=['ip1'])
+    w1 = net.params['ip1'][0].data
+    w2 = net.params['ip2'][0].data
+    np.testing.assert_allclose(diffs['ip1'], g.dot(w2), rtol=1e-5)
+    np.testing.assert_allclose(diffs['data'], g.dot(w2).dot(w1), rtol=1e-5)
+    np.testing.assert_allclose(net.params['ip2'][0].diff,
+                               g.T.dot(net.blobs['ip1'].data), rtol=1e-5)
+
+
 # --------------------------------------------------------- forward/backward
 
 def test_forward_backward_match_numpy(net):
@@ -346,7 +433,8 @@ def test_module_functions(ip_file):
     assert (caffe.TRAIN, caffe.TEST) == (0, 1)
     assert caffe._caffe.TRAIN == 0 and caffe._caffe.TEST == 1
     types = caffe.layer_type_list()
-    assert 'InnerProduct' in types and 'Python' in types
+    for kind in ('Data', 'Convolution', 'InnerProduct', 'Python'):
+        assert kind in types
     caffe.set_mode_cpu()
     with pytest.raises(RuntimeError, match='no GPU'):
         caffe.set_mode_gpu()

@@ -183,6 +183,45 @@ def test_learnable_python_blob_is_trained(tmp_path, pymod):
     assert solver.net.layer_dict['scale'].blobs[0].data[0] == w.data[0]
 
 
+def test_python_layers_reshape_with_their_input(tmp_path, pymod):
+    # Caffe master's test_reshape: a Python layer follows its bottom's
+    # new shape on net.reshape().
+    f = write(tmp_path, 'reshape.prototxt', """
+    layer { name: "data" type: "Input" top: "data"
+            input_param { shape { dim: 2 dim: 3 } } }
+    layer { name: "scale" type: "Python" bottom: "data" top: "out"
+            python_param { module: "%s" layer: "Scale" param_str: "2" } }
+    """ % pymod)
+    net = caffe.Net(f, caffe.TEST)
+    for shape in ((5, 3), (1, 4, 6)):
+        net.blobs['data'].reshape(*shape)
+        net.reshape()
+        net.blobs['data'].data[...] = 1.5
+        assert net.forward()['out'].shape == shape
+        assert np.all(net.blobs['out'].data == 3.0)
+
+
+def test_python_layer_blobs_save_load_and_share(tmp_path, pymod):
+    # Caffe master's test_parameter: learnable Python blobs go through
+    # save / copy_from and share_with like any layer's parameters.
+    net_file = write(tmp_path, 'scale.prototxt', scale_net(pymod))
+    a = caffe.Net(net_file, caffe.TRAIN)
+    a.params['scale'][0].data[...] = 1.25
+    weights = str(tmp_path / 'scale.caffemodel')
+    a.save(weights)
+    b = caffe.Net(net_file, caffe.TRAIN)
+    assert b.params['scale'][0].data[0] == pytest.approx(0.5)
+    b.copy_from(weights)
+    assert b.params['scale'][0].data[0] == 1.25
+    c = caffe.Net(net_file, caffe.TRAIN, weights=weights)
+    assert c.params['scale'][0].data[0] == 1.25
+    d = caffe.Net(net_file, caffe.TEST)
+    d.share_with(a)
+    a.params['scale'][0].data[...] = -4
+    assert d.params['scale'][0].data[0] == -4   # one blob, two nets
+    assert d.forward(blobs=['wx'])['wx'][0, 0] == pytest.approx(-4 * -1.0)
+
+
 def failing_net(module):
     return """
     layer { name: "data" type: "Input" top: "data"

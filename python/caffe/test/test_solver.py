@@ -187,6 +187,39 @@ def test_solve_follows_the_schedule(tmp_path, monkeypatch):
     assert not os.path.exists(str(tmp_path / 'sched_iter_5.caffemodel'))
 
 
+def test_nets_outlive_their_solver(tmp_path):
+    # Caffe master's test_net_memory: nets taken from a solver stay
+    # usable after the solver is gone.
+    solver = fed(caffe.SGDSolver(solver_file(tmp_path)))
+    solver.step(2)
+    nets = [solver.net] + list(solver.test_nets)
+    weights = nets[0].params['ip'][0].data.copy()
+    del solver
+    import gc
+    gc.collect()
+    for net in nets:
+        for blob in net.blobs.values():
+            blob.data.sum()
+        for blobs in net.params.values():
+            for blob in blobs:
+                blob.data.sum()
+    assert np.array_equal(nets[0].params['ip'][0].data, weights)
+    assert np.isfinite(nets[0].forward()['loss'])
+
+
+def test_snapshot_at_iteration_zero_and_solve_from_zero(tmp_path):
+    # Caffe master's test_snapshot and test_solve: snapshot() before any
+    # step writes <prefix>_iter_0 files; solve() runs to max_iter.
+    solver = fed(caffe.SGDSolver(solver_file(tmp_path, max_iter=7)))
+    solver.snapshot()
+    for ext in ('caffemodel', 'solverstate'):
+        assert os.path.exists(str(tmp_path / ('snap_iter_0.' + ext)))
+    assert solver.iter == 0
+    solver.solve()
+    assert solver.iter == 7
+    assert os.path.exists(str(tmp_path / 'snap_iter_7.caffemodel'))
+
+
 def test_share_weights(tmp_path):
     path = solver_file(tmp_path)
     solver = fed(caffe.SGDSolver(path))
