@@ -178,3 +178,64 @@ def test_detector_context_pad_fills_outside_with_mean(model, tmp_path):
                               (2, 1, 0)))
     np.testing.assert_allclose(out[0]['prediction'], want, rtol=1e-4,
                                atol=1e-6)
+
+
+def _run_detect(args, cwd):
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    return subprocess.run([sys.executable, os.path.join(PYTHON_DIR,
+                                                        'detect.py')] + args,
+                          cwd=str(cwd), env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_detect_script_scores_listed_windows(model, tmp_path):
+    import csv
+    import h5py
+    path, im = _image(tmp_path)
+    mean = np.tile(np.array([90., 60., 30.])[:, None, None], (1, 5, 5))
+    np.save(str(tmp_path / 'mean.npy'), mean)
+    # Columns in another order than the coordinates: read by name.
+    (tmp_path / 'windows.csv').write_text(
+        'xmin,ymin,filename,xmax,ymax\n0,0,%s,6,6\n3,2,%s,9,10\n'
+        % (path, path))
+    common = ['--model_def', model[0], '--pretrained_model', model[1],
+              '--crop_mode', 'list', '--mean_file', str(tmp_path / 'mean.npy'),
+              '--context_pad', '0']
+    run = _run_detect([str(tmp_path / 'windows.csv'),
+                       str(tmp_path / 'out.csv')] + common, tmp_path)
+    assert run.returncode == 0, run.stderr + run.stdout
+    assert 'Processed 2 windows' in run.stdout
+    det = caffe.Detector(*model, mean=np.array([90., 60., 30.]),
+                         raw_scale=255, channel_swap=(2, 1, 0),
+                         context_pad=0)
+    want = det.detect_windows([(path, [np.array([0, 0, 6, 6]),
+                                       np.array([2, 3, 10, 9])])])
+    with open(str(tmp_path / 'out.csv')) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ['filename', 'ymin', 'xmin', 'ymax', 'xmax',
+                       'class0', 'class1', 'class2', 'class3', 'class4']
+    for row, d in zip(rows[1:], want):
+        assert row[0] == path
+        assert [int(v) for v in row[1:5]] == list(d['window'])
+        np.testing.assert_allclose([float(v) for v in row[5:]],
+                                   d['prediction'], rtol=1e-5, atol=1e-7)
+    run = _run_detect([str(tmp_path / 'windows.csv'),
+                       str(tmp_path / 'out.h5')] + common, tmp_path)
+    assert run.returncode == 0, run.stderr
+    with h5py.File(str(tmp_path / 'out.h5'), 'r') as f:
+        assert [n.decode() for n in f['filename'][...]] == [path, path]
+        np.testing.assert_array_equal(f['window'][...],
+                                      [[0, 0, 6, 6], [2, 3, 10, 9]])
+        np.testing.assert_allclose(f['prediction'][...],
+                                   [d['prediction'] for d in want],
+                                   rtol=1e-5, atol=1e-7)
+    # Selective search is not available; the error says so.
+    (tmp_path / 'images.txt').write_text(path + '\n')
+    run = _run_detect([str(tmp_path / 'images.txt'),
+                       str(tmp_path / 'ss.csv')] + common[:4] +
+                      ['--mean_file', ''], tmp_path)
+    assert run.returncode != 0 and 'selective_search' in run.stderr
+    (tmp_path / 'bad.csv').write_text('filename,ymin\n%s,0\n' % path)
+    run = _run_detect([str(tmp_path / 'bad.csv'),
+                       str(tmp_path / 'x.csv')] + common, tmp_path)
+    assert run.returncode != 0 and 'missing column' in run.stderr
