@@ -447,6 +447,14 @@ def test_module_functions(ip_file):
     with pytest.raises(RuntimeError):
         caffe.NCCL(None, '')
     assert caffe.solver_count() == 1
+    caffe.set_solver_count(3)
+    caffe.set_solver_rank(2)
+    assert (caffe.solver_count(), caffe.solver_rank()) == (3, 2)
+    caffe.set_solver_count(1)
+    caffe.set_solver_rank(0)
+    caffe.set_multiprocess(False)
+    with pytest.raises(RuntimeError, match='NCCL'):
+        caffe.set_multiprocess(True)
     timer = caffe.Timer()
     timer.start()
     timer.stop()
