@@ -109,19 +109,40 @@ string FormatPythonError(const py::error_already_set& e) {
 
 py::list BlobList(const vector<Blob<float>*>& blobs) {
   py::list list;
-  for (Blob<float>* b : blobs) list.append(py::cast(BorrowedPyBlob(b)));
+  for (Blob<float>* b : blobs) {
+    py::object blob = py::cast(BorrowedPyBlob(b));
+    // A failed cast is a null object with the reason set; appending it
+    // would replace that reason with "bad argument to internal function".
+    if (!blob) throw py::error_already_set();
+    list.append(blob);
+  }
   return list;
 }
 
 // Imports the caffe package: it registers the Blob and Layer classes that
 // bottoms, tops and caffe.Layer subclasses need (the tool has none itself).
 void ImportCaffe(const string& where) {
+  py::module_ caffe;
   try {
-    py::module_::import("caffe");
+    caffe = py::module_::import("caffe");
   } catch (const py::error_already_set& e) {
     throw Error(where + ": cannot import the caffe Python package, which "
                 "Python layers need; add LeanCaffe's python/ directory to "
                 "PYTHONPATH.\n" + FormatPythonError(e));
+  }
+  // A caffe package from another build (another compiler, or flags that
+  // change pybind11's ABI) registers its classes where this process's
+  // code cannot see them; every blob handed to Python would then fail.
+  if (py::detail::get_type_info(typeid(PyBlob)) == nullptr) {
+    string file = "?";
+    try {
+      file = py::str(caffe.attr("_caffe").attr("__file__")).cast<string>();
+    } catch (const py::error_already_set&) {
+    }
+    throw Error(where + ": the caffe Python package found first on "
+                "PYTHONPATH (" + file + ") comes from another build than "
+                "this program; put this build's python/ directory first "
+                "on PYTHONPATH");
   }
 }
 

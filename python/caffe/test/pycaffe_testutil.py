@@ -79,9 +79,11 @@ def caffe_tool():
 def run_tool(args, cwd):
     """Runs the caffe tool; returns (returncode, combined output)."""
     env = dict(os.environ)
+    # The caller's PYTHONPATH first: a sanitized build's tool must import
+    # that build's caffe package, not the source tree's module.
     env['PYTHONPATH'] = os.pathsep.join(
-        [PYTHON_DIR] + [p for p in env.get('PYTHONPATH', '').split(
-            os.pathsep) if p])
+        [p for p in env.get('PYTHONPATH', '').split(os.pathsep) if p] +
+        [PYTHON_DIR])
     env['GLOG_minloglevel'] = '0'
     proc = subprocess.run([caffe_tool()] + list(args), cwd=str(cwd), env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

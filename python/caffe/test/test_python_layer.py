@@ -340,3 +340,22 @@ def test_tool_reports_python_errors(tmp_path):
     assert code == 1, out                  # an error exit, not a crash
     assert 'Error:' in out and 'ValueError: forward went wrong' in out
     assert 'Traceback' in out
+
+
+def test_tool_refuses_a_caffe_package_from_another_build(tmp_path,
+                                                         monkeypatch):
+    # A `caffe` package whose compiled module is not this build's (here a
+    # stand-in that registers nothing) cannot receive blobs; the tool says
+    # which package it found instead of failing inside the layer.
+    fake = tmp_path / 'other_build' / 'caffe'
+    fake.mkdir(parents=True)
+    write(fake, '__init__.py', 'from . import _caffe\n')
+    write(fake, '_caffe.py', '# not LeanCaffe\n')
+    write(tmp_path, 'tool_layers2.py', LAYERS)
+    model = write(tmp_path, 'scale.prototxt', scale_net('tool_layers2'))
+    monkeypatch.setenv('PYTHONPATH', str(tmp_path / 'other_build'))
+    code, out = run_tool(['time', '--model=' + model, '--iterations=1'],
+                         cwd=tmp_path)
+    assert code == 1, out
+    assert 'comes from another build' in out
+    assert str(fake / '_caffe.py') in out
