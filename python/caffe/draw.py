@@ -73,16 +73,18 @@ def get_layer_label(layer, rankdir, display_lrm=False):
             _first_or(cp.kernel_size, 1), separator,
             _first_or(cp.stride, 1), separator, _first_or(cp.pad, 0))
     elif layer.type == 'Pooling':
+        # Master's order, "(Pooling MAX)"; Caffe 1.0 wrote "(MAX Pooling)".
         pp = layer.pooling_param
         label = '%s%s(%s %s)%skernel size: %d%sstride: %d%spad: %d' % (
-            layer.name, separator, get_pooling_types_dict()[pp.pool],
-            layer.type, separator, pp.kernel_size, separator, pp.stride,
-            separator, pp.pad)
+            layer.name, separator, layer.type,
+            get_pooling_types_dict()[pp.pool], separator, pp.kernel_size,
+            separator, pp.stride, separator, pp.pad)
     else:
         label = '%s%s(%s)' % (layer.name, separator, layer.type)
     if display_lrm and layer.type in _LEARNING_LAYERS:
-        label += '%slr mult: %.1f, %.1f' % ((separator,) +
-                                            get_layer_lr_mult(layer))
+        mults = get_layer_lr_mult(layer)
+        if any(mults):  # a frozen layer (both 0) shows none, as in master
+            label += '%slr mult: %.1f, %.1f' % ((separator,) + mults)
     # The outer quotes keep dot from reading ':' as a port separator.
     return '"%s"' % label
 

@@ -62,7 +62,7 @@ def test_graph_of_all_phases():
     assert len(graph.get_edges()) == 2 + 2 + 2 + 2 + 2 + 2 + 3 + 3
 
     conv = '"conv1\\n(Convolution)\\nkernel size: 5\\nstride: 2\\npad: 1"'
-    pool = '"pool1\\n(MAX Pooling)\\nkernel size: 2\\nstride: 2\\npad: 0"'
+    pool = '"pool1\\n(Pooling MAX)\\nkernel size: 2\\nstride: 2\\npad: 0"'
     assert conv in nodes and pool in nodes
     assert nodes[conv].get('fillcolor') == '#FF5050'
     assert nodes[pool].get('fillcolor') == '#FF9900'
@@ -169,6 +169,12 @@ def test_display_lrm_shows_learning_rate_multipliers(tmp_path):
     assert 'lr mult' not in caffe.draw.get_layer_label(layers['ip1'], 'LR')
     assert 'lr mult' not in caffe.draw.get_layer_label(layers['pool1'], 'LR',
                                                        display_lrm=True)
+    frozen = _net(NET_TEXT.replace(
+        'inner_product_param { num_output: 10 }',
+        'param { lr_mult: 0 } param { lr_mult: 0 } '
+        'inner_product_param { num_output: 10 }'))
+    ip = [l for l in frozen.layer if l.name == 'ip1'][0]
+    assert 'lr mult' not in caffe.draw.get_layer_label(ip, 'LR', True)
     # Positional, as Caffe master's draw_net(net, rankdir, ext, phase, lrm).
     dot = caffe.draw.draw_net(net, 'LR', 'raw', None, True).decode()
     assert 'lr mult: 3.0, 6.0' in dot
