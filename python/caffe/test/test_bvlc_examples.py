@@ -384,3 +384,84 @@ def test_pascal_multilabel_python_layer_net(root, monkeypatch):
     assert got == want
     assert net.blobs['score'].data.shape == (3, 20)
     draw('trainnet.prototxt', root)
+
+
+def with_build(root):
+    """The root's build/tools are this build's tools (the scripts call
+    ./build/tools/...)."""
+    os.symlink(os.path.dirname(os.path.dirname(caffe_tool())),
+               str(root / 'build'))
+
+
+def run_script(script, root, **env):
+    proc = subprocess.run(['sh', script], cwd=str(root),
+                          env=dict(os.environ, **env),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=300)
+    return proc.returncode, proc.stdout
+
+
+def test_create_scripts_make_the_databases(root):
+    with_build(root)
+    code, out = run_script('examples/mnist/create_mnist.sh', root)
+    assert code != 0 and 'train-images-idx3-ubyte not found' in out
+    os.makedirs('data/mnist')
+    for split, n in (('train', 30), ('t10k', 10)):
+        write_idx(str(root / 'data/mnist' / split), *digits(n, seed=1))
+    for script in ('examples/mnist/create_mnist.sh',
+                   'examples/siamese/create_mnist_siamese.sh'):
+        code, out = run_script(script, root)
+        assert code == 0, out
+    net = caffe.Net('examples/mnist/lenet_train_test.prototxt', caffe.TEST)
+    labels = net.forward(blobs=['label'])['label']
+    assert list(labels[:10]) == list(range(10))     # the t10k order
+    pairs = caffe.Net('examples/siamese/mnist_siamese_train_test.prototxt',
+                      caffe.TRAIN)
+    assert pairs.blobs['pair_data'].data.shape == (64, 2, 28, 28)
+    # CIFAR-10: six full binary batches (Caffe's converter takes no
+    # other size), all zeros but the labels.
+    os.makedirs('data/cifar10')
+    record = bytearray(1 + 3 * 32 * 32)
+    for name in ['data_batch_%d.bin' % i for i in range(1, 6)] + \
+            ['test_batch.bin']:
+        with open(str(root / 'data/cifar10' / name), 'wb') as f:
+            for i in range(10000):
+                record[0] = i % 10
+                f.write(record)
+    code, out = run_script('examples/cifar10/create_cifar10.sh', root)
+    assert code == 0, out
+    assert os.path.exists('examples/cifar10/mean.binaryproto')
+    net = caffe.Net('examples/cifar10/cifar10_quick_train_test.prototxt',
+                    caffe.TEST)
+    assert net.forward(blobs=['label'])['label'].shape == (100,)
+
+
+def solver_param(path):
+    param = caffe_pb2.SolverParameter()
+    text_format.Merge(open(path).read(), param)
+    return param
+
+
+def test_train_scripts_resume_from_what_the_previous_stage_writes():
+    # Every solver a script names exists, and each --snapshot is the file
+    # the stage before it writes at its max_iter, in its snapshot format.
+    import re
+    scripts = [os.path.join(d, f) for d in ('examples/mnist',
+                                           'examples/cifar10',
+                                           'examples/siamese')
+               for f in sorted(os.listdir(os.path.join(REPO, d)))
+               if f.startswith('train_') and f.endswith('.sh')]
+    assert len(scripts) >= 14
+    for script in scripts:
+        text = open(os.path.join(REPO, script)).read()
+        solvers = re.findall(r'--solver=(\S+)', text)
+        snapshots = re.findall(r'--snapshot=(\S+)', text)
+        assert solvers, script
+        for solver in solvers:
+            assert os.path.exists(os.path.join(REPO, solver)), solver
+        for previous, snapshot in zip(solvers, snapshots):
+            p = solver_param(os.path.join(REPO, previous))
+            ext = '.solverstate.h5' if p.snapshot_format == \
+                caffe_pb2.SolverParameter.HDF5 else '.solverstate'
+            assert snapshot == '%s_iter_%d%s' % (p.snapshot_prefix,
+                                                 p.max_iter, ext), script
