@@ -83,8 +83,21 @@ def load_inputs(path, ext):
     return [caffe.io.load_image(path)]
 
 
+def check_files(args):
+    """Stops with a message naming the flag when a file it names is not
+    there (the defaults name Caffe's reference model, not shipped)."""
+    for flag in ('model_def', 'pretrained_model', 'mean_file'):
+        path = getattr(args, flag)
+        if path and not os.path.isfile(path):
+            raise SystemExit('%s: --%s %s: no such file%s' % (
+                os.path.basename(sys.argv[0]), flag, path,
+                " (pass --mean_file '' for no mean)"
+                if flag == 'mean_file' else ''))
+
+
 def main(argv):
     args = build_parser(os.path.dirname(__file__)).parse_args(argv[1:])
+    check_files(args)
 
     image_dims = [int(s) for s in args.images_dim.split(',')]
     mean = np.load(args.mean_file) if args.mean_file else None

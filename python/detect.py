@@ -124,6 +124,10 @@ def write_output(path, detections):
 def main(argv=None):
     pycaffe_dir = os.path.dirname(os.path.abspath(__file__))
     args = build_parser(pycaffe_dir).parse_args(argv)
+    for flag in ('model_def', 'pretrained_model', 'mean_file'):
+        path = getattr(args, flag)
+        if path and not os.path.isfile(path):
+            raise SystemExit('detect.py: --%s %s: no such file' % (flag, path))
 
     mean = None
     if args.mean_file:

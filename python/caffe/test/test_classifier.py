@@ -126,6 +126,17 @@ def test_classify_script(model, tmp_path):
     for i in range(3):
         want = _net_forward(_prep(images[i][1:5, 1:5], MEAN, 2.0, (2, 1, 0)))
         np.testing.assert_allclose(out[i], want, rtol=1e-4, atol=1e-6)
+    # The defaults name Caffe's reference model, which is not shipped: a
+    # message naming the flag, not a traceback.
+    for script in ('classify.py', 'detect.py'):
+        run = subprocess.run(
+            [sys.executable, os.path.join(PYTHON_DIR, script),
+             str(tmp_path / 'in.npy'), str(tmp_path / 'out2.npy')],
+            env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode != 0
+        assert '--pretrained_model' in run.stderr
+        assert 'no such file' in run.stderr
+        assert 'Traceback' not in run.stderr
 
 
 def _image(tmp_path):
