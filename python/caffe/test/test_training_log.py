@@ -278,3 +278,59 @@ def test_plot_command_line(tmp_path, capsys):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert (tmp_path / 'cli.png').read_bytes()[:8] == PNG_MAGIC
+
+
+def test_parse_log_sh_writes_caffes_tables(tmp_path, live_log):
+    text = open(live_log).read()
+    run = subprocess.run(['sh', os.path.join(REPO, 'tools', 'extra',
+                                             'parse_log.sh'), live_log],
+                         cwd=str(tmp_path), capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    name = os.path.basename(live_log)
+
+    def rows(ext):
+        lines = (tmp_path / (name + ext)).read_text().splitlines()
+        return lines[0].split(), [l.split() for l in lines[1:]]
+
+    header, test = rows('.test')
+    assert header == ['#Iters', 'Seconds', 'TestAccuracy', 'TestLoss']
+    assert [r[0] for r in test] == ['0', '10', '20']
+    accuracy = re.findall(r'Test net output #0: accuracy = (\S+)', text)
+    loss = re.findall(r'Test net output #1: loss = (\S+)', text)
+    assert [r[2] for r in test] == accuracy
+    assert [r[3] for r in test] == loss
+    header, train = rows('.train')
+    assert header == ['#Iters', 'Seconds', 'TrainingLoss', 'LearningRate']
+    # Every display, and the final loss Solve logs (no rate after it).
+    displayed = re.findall(
+        r'Iteration (\d+)(?: \([^)]*\))?, loss = (\S+)', text)
+    assert [(r[0], r[2]) for r in train] == displayed
+    assert [r[0] for r in train] == ['0', '5', '10', '15', '20']
+    # The rate logged right after each display: step policy, 0.05 from 10.
+    assert [r[3] for r in train] == ['0.1', '0.1', '0.05', '0.05', 'nan']
+    seconds = [float(r[1]) for r in train + test]
+    assert all(s >= 0 for s in seconds)
+    run = subprocess.run(['sh', os.path.join(REPO, 'tools', 'extra',
+                                             'parse_log.sh')],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and 'Usage' in run.stderr
+
+
+def test_summarize_lists_every_layer():
+    run = subprocess.run(
+        [sys.executable, os.path.join(REPO, 'tools', 'extra', 'summarize.py'),
+         os.path.join(REPO, 'examples', 'mnist', 'lenet_train_test.prototxt'),
+         '--phase', 'TRAIN'], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    rows = [line.split() for line in run.stdout.splitlines()]
+    assert rows[0] == ['ID', 'name', 'type', 'settings', 'bottoms', 'tops']
+    names = [r[1] for r in rows[1:]]
+    # TRAIN: one data layer, no accuracy.
+    assert names == ['mnist', 'conv1', 'pool1', 'conv2', 'pool2', 'ip1',
+                     'relu1', 'ip2', 'loss']
+    by_name = {r[1]: r for r in rows[1:]}
+    assert by_name['conv1'][3:] == ['20', '5x5', 's1', 'p0', 'data', 'conv1']
+    assert by_name['pool2'][3:7] == ['MAX', '2x2', 's2', 'p0']
+    assert by_name['relu1'][-2:] == ['(in', 'place)']
+    assert by_name['mnist'][3:] == ['batch', '64', 'data,label']
