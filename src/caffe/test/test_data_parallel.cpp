@@ -135,8 +135,9 @@ const int kImage = 8;  // 1 x 8 x 8 images
 // `n` Datums; record i has pseudo-random pixels and label label_of(i).
 template <typename LabelOf>
 void WriteLmdb(const string& path, int n, LabelOf label_of,
-               int corrupt_record = -1, int image = kImage) {
-  std::unique_ptr<db::DB> store(db::GetDB("lmdb"));
+               int corrupt_record = -1, int image = kImage,
+               const string& backend = "lmdb") {
+  std::unique_ptr<db::DB> store(db::GetDB(backend));
   store->Open(path, db::NEW);
   std::unique_ptr<db::Transaction> txn(store->NewTransaction());
   uint32_t state = 12345;
@@ -172,11 +173,14 @@ void WriteFile(const string& path, const string& text) {
   std::ofstream(path) << text;
 }
 
-string DataLayerText(int batch) {
+// A Data layer reading the database "lmdb" (or "leveldb" with that
+// backend) in the job's directory.
+string DataLayerText(int batch, const string& backend = "LMDB") {
+  const string source = backend == "LMDB" ? "lmdb" : "leveldb";
   return "layer { name: 'data' type: 'Data' top: 'data' top: 'label'\n"
          "  transform_param { scale: 0.00390625 }\n"
-         "  data_param { source: 'lmdb' batch_size: " +
-         std::to_string(batch) + " backend: LMDB } }\n";
+         "  data_param { source: '" + source + "' batch_size: " +
+         std::to_string(batch) + " backend: " + backend + " } }\n";
 }
 
 // A small LeNet: conv, max pooling, two inner products, softmax loss.
@@ -346,16 +350,23 @@ class DataParallelTest : public ::testing::Test {
 // `ranks` ranks for `iterations` batches, comparing the labels read: in
 // rank order, the ranks' batches must be the single process's batch (so
 // they are also disjoint within it).
+// With rank_dirs, rank r runs in the subdirectory r<r>, as if on a machine
+// of its own (each reads its own copy of a database there).
 template <typename NetOfBatch>
 void ExpectShardsMakeTheSingleBatch(const TempDir& dir, NetOfBatch net_of_batch,
-                                    int ranks, int batch, int iterations) {
+                                    int ranks, int batch, int iterations,
+                                    bool rank_dirs = false) {
   WriteFile(dir.file("one.net"), net_of_batch(batch * ranks));
   WriteFile(dir.file("many.net"), net_of_batch(batch));
   const string go = "cd " + dir.path() + " && ";
   const string n = std::to_string(iterations);
   RunResult r = RunShell(go + Worker() + " labels one.net " + n + " one");
   ASSERT_EQ(r.status, 0) << r.output;
-  r = RunShell(go + Mpirun(ranks, Worker() + " labels many.net " + n + " many"));
+  const string many =
+      rank_dirs ? "sh -c 'cd r$OMPI_COMM_WORLD_RANK && exec " + Worker() +
+                      " labels ../many.net " + n + " ../many'"
+                : Worker() + " labels many.net " + n + " many";
+  r = RunShell(go + Mpirun(ranks, many));
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream single(dir.file("one.rank0.txt"));
   vector<std::unique_ptr<std::ifstream> > shards;
@@ -386,6 +397,35 @@ TEST_F(DataParallelTest, DatabaseShardsMakeTheSingleProcessBatch) {
         dir_, [](int b) { return "name: 'db'\n" + DataLayerText(b); }, ranks,
         4, 9);
   }
+}
+
+TEST_F(DataParallelTest, LevelDbShardsMakeTheSingleProcessBatch) {
+  // LevelDB admits one process per database, so each rank reads its own
+  // copy, as ranks on separate machines do.
+  std::filesystem::remove_all(Path("leveldb"));
+  WriteLmdb(Path("leveldb"), 90, [](int i) { return i; }, -1, kImage,
+            "leveldb");
+  for (int k = 0; k < 3; ++k) {
+    const string copy = Path("r" + std::to_string(k) + "/leveldb");
+    std::filesystem::remove_all(copy);
+    std::filesystem::create_directories(copy);
+    std::filesystem::copy(Path("leveldb"), copy);
+  }
+  auto net = [](int b) {
+    return "name: 'db'\n" + DataLayerText(b, "LEVELDB");
+  };
+  for (int ranks : {2, 3})
+    ExpectShardsMakeTheSingleBatch(dir_, net, ranks, 4, 9, true);
+  // Ranks sharing one LevelDB on one machine: an error that says why.
+  // (Enough batches that the first rank still holds the database when
+  // the other opens it.)
+  WriteFile(Path("shared.net"), net(4));
+  RunResult r = RunShell(
+      "cd " + dir_.path() + " && " +
+      Mpirun(2, Worker() + " labels shared.net 100000 shared"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("one process open a database at a time"),
+            string::npos) << r.output;
 }
 
 TEST_F(DataParallelTest, ShuffledImageShardsMakeTheSingleProcessBatch) {

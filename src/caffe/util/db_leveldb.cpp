@@ -18,8 +18,18 @@ void LevelDB::Open(const string& source, Mode mode) {
   const leveldb::Status status = leveldb::DB::Open(options, source, &db);
   if (!status.ok()) {
     delete db;
-    CAFFE_THROW() << "LevelDB open failed for '" << source
-                  << "': " << status.ToString();
+    const string why = status.ToString();
+    // LevelDB takes a lock on the database: one process at a time.
+    const bool locked = status.IsIOError() &&
+                        why.find("lock ") != string::npos;
+    CAFFE_THROW() << "LevelDB open failed for '" << source << "': " << why
+                  << (locked ? " (another process holds it: LevelDB lets "
+                               "one process open a database at a time, so "
+                               "the ranks of a job on one machine cannot "
+                               "share it; give each process its own copy, "
+                               "or convert it to LMDB, which any number "
+                               "of processes can read)"
+                             : "");
   }
   db_.reset(db);
   LOG(INFO) << "Opened leveldb " << source;
