@@ -185,7 +185,11 @@ void WindowDataLayer<Dtype>::DataLayerSetUp(
         << channels;
     if (mean_values_.size() == 1) mean_values_.resize(channels, mean_values_[0]);
   }
-  prefetch_rng_.seed(caffe_rng_rand());
+  // In a data-parallel job every rank builds its nets from one seed; the
+  // windows are drawn at random, not read in order, so each rank draws its
+  // own (rank 0 draws what a single process draws).
+  prefetch_rng_.seed(caffe_rng_rand() +
+                     static_cast<unsigned int>(Caffe::solver_rank()));
 }
 
 template <typename Dtype>

@@ -96,6 +96,34 @@ TYPED_TEST(WindowDataLayerTest, SamplesBackgroundThenForeground) {
   EXPECT_TRUE(saw_class[1] && saw_class[2]);
 }
 
+TYPED_TEST(WindowDataLayerTest, RanksOfADataParallelJobDrawTheirOwnWindows) {
+  // Every rank builds its net from the same seed; the windows it samples
+  // must still differ by rank, or N ranks would train on N copies of one
+  // batch.  Rank 0 draws what a single process draws.
+  vector<TypeParam> labels[3];
+  for (int run = 0; run < 3; ++run) {
+    const int rank = run == 2 ? 0 : run;   // run 2: a single process
+    Caffe::set_solver_count(run == 2 ? 1 : 2);
+    Caffe::set_solver_rank(rank);
+    Caffe::set_random_seed(1701);
+    LayerParameter param = this->MakeParam(8, 0.5);
+    param.mutable_window_data_param()->set_scale(0.5);
+    {
+      WindowDataLayer<TypeParam> layer(param);
+      layer.SetUp(this->bottom_, this->top_);
+      for (int iter = 0; iter < 4; ++iter) {
+        layer.Forward(this->bottom_, this->top_);
+        for (int n = 4; n < 8; ++n)  // the foreground half: classes 1, 2
+          labels[run].push_back(this->label_.cpu_data()[n]);
+      }
+    }
+  }
+  Caffe::set_solver_count(1);
+  Caffe::set_solver_rank(0);
+  EXPECT_NE(labels[0], labels[1]);
+  EXPECT_EQ(labels[0], labels[2]);
+}
+
 TYPED_TEST(WindowDataLayerTest, ContextPadLeavesZerosOutsideImage) {
   // One foreground window in the corner of image a: with context_pad 2 the
   // region grows to (-4, -4)-(12, 12), so the top-left 2 x 2 of the output
