@@ -33,7 +33,10 @@ void DataTransformer<Dtype>::InitRand() {
   const bool needs_rand =
       param_.mirror() || (phase_ == TRAIN && param_.crop_size());
   if (needs_rand) {
-    rng_.seed(caffe_rng_rand());
+    // Every rank of a data-parallel job builds its nets from one seed;
+    // crops and mirrors differ by rank (rank 0 draws a single process's).
+    rng_.seed(caffe_rng_rand() +
+              static_cast<unsigned int>(Caffe::solver_rank()));
     rng_initialized_ = true;
   }
 }

@@ -264,6 +264,33 @@ TYPED_TEST(DataTransformerTest, SameSeedSameRandomChoices) {
   EXPECT_EQ(runs[0], runs[1]);
 }
 
+TYPED_TEST(DataTransformerTest, RanksOfADataParallelJobDrawTheirOwnCrops) {
+  // Nets are built from one seed on every rank; crops and mirrors must
+  // still differ by rank.  Rank 0 draws what a single process draws.
+  TransformationParameter param;
+  param.set_mirror(true);
+  param.set_crop_size(2);
+  const Datum datum = MakeDatum(1, 4, 4);
+  vector<vector<TypeParam> > runs(3);
+  for (int run = 0; run < 3; ++run) {
+    Caffe::set_solver_count(run == 2 ? 1 : 2);
+    Caffe::set_solver_rank(run == 1 ? 1 : 0);
+    Caffe::set_random_seed(42);
+    DataTransformer<TypeParam> transformer(param, TRAIN);
+    transformer.InitRand();
+    Blob<TypeParam> blob(1, 1, 2, 2);
+    for (int rep = 0; rep < 20; ++rep) {
+      transformer.Transform(datum, &blob);
+      runs[run].insert(runs[run].end(), blob.cpu_data(),
+                       blob.cpu_data() + blob.count());
+    }
+  }
+  Caffe::set_solver_count(1);
+  Caffe::set_solver_rank(0);
+  EXPECT_NE(runs[0], runs[1]);
+  EXPECT_EQ(runs[0], runs[2]);
+}
+
 TYPED_TEST(DataTransformerTest, InferBlobShape) {
   TransformationParameter param;
   DataTransformer<TypeParam> plain(param, TRAIN);
