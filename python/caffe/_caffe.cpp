@@ -351,6 +351,27 @@ py::dict MemReport(py::object network, py::object phase, int level) {
   d["planned_bytes"] = vector<size_t>(r.planned_bytes, r.planned_bytes + 3);
   d["measured_peak_plain"] = r.measured_peak_plain;
   d["measured_peak_planned"] = r.measured_peak_planned;
+  // Where the bytes live at the peak go (MemoryReport::peak_breakdown).
+  d["peak_step"] = r.peak_step;
+  d["batch"] = r.batch;
+  py::list shares;
+  for (const PeakShare& share : r.peak_breakdown) {
+    py::dict e;
+    e["kind"] = share.kind;
+    e["bytes"] = share.bytes;
+    e["buffers"] = share.buffers;
+    shares.append(e);
+  }
+  d["peak_breakdown"] = shares;
+  py::list kept;
+  for (const PeakShare& t : r.peak_kept_by_type) {
+    py::dict e;
+    e["type"] = t.kind;
+    e["bytes"] = t.bytes;
+    e["buffers"] = t.buffers;
+    kept.append(e);
+  }
+  d["peak_kept_by_type"] = kept;
   d["text"] = FormatMemoryReport(r);
   return d;
 }

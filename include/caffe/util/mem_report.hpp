@@ -21,6 +21,13 @@
 
 namespace caffe {
 
+// A part of the bytes live at the plan's peak (see MemoryReport).
+struct PeakShare {
+  std::string kind;
+  size_t bytes = 0;
+  int buffers = 0;
+};
+
 struct MemoryReport {
   std::string net_name;
   Phase phase = TRAIN;
@@ -51,6 +58,21 @@ struct MemoryReport {
   std::vector<int> checkpoint_steps;
   double extra_forward_fraction = 0;
   size_t bytes_without_recompute = 0;
+  // Where the bytes live at the peak of live_bytes (step peak_step) go,
+  // by what they hold, in this order: forward values a later backward
+  // step reads ("kept for backward"), forward values only forward steps
+  // still read ("in flight"), layers' kept memory (masks, saved
+  // statistics), gradients, gradient copies (diffs of Split and unit
+  // Eltwise SUM bottoms, whose backward only copies or sums top diffs:
+  // what aliasing could remove) and values recomputation fills again.
+  // The shares sum to live_bytes[peak_step].  batch: the first axis of
+  // the net's first blob, for per-image figures (0 when none).
+  int peak_step = -1;
+  int batch = 0;
+  std::vector<PeakShare> peak_breakdown;
+  // The layers' kept memory live at the peak by layer type, largest
+  // first (which layers' storage the plan cannot share away).
+  std::vector<PeakShare> peak_kept_by_type;
   // The plan at `level`, for drawing.
   std::vector<mem::BufferRequest> requests;
   mem::Plan plan;

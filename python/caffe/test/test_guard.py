@@ -153,6 +153,14 @@ def test_mem_report_function(tmp_path):
     assert report['planned_bytes'][2] <= report['planned_bytes'][0]
     assert report['planned_bytes'][2] < report['activation_bytes']
     assert 'chain' in report['text']
+    # The peak, split by what the bytes hold; the shares add up.
+    shares = report['peak_breakdown']
+    assert [s['kind'].split()[0] for s in shares] == [
+        'forward', 'forward', "layers'", 'gradients', 'gradient',
+        'recomputed']
+    assert report['peak_step'] >= 0
+    assert 'At the peak' in report['text']
+    assert sum(s['bytes'] for s in shares) > 0
 
 
 def test_mem_param_set_from_python(tmp_path):

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "caffe/net.hpp"
@@ -36,6 +38,55 @@ size_t MeasurePeak(const NetParameter& param) {
   }
   const size_t peak = HostBytesPeak();
   return peak > before ? peak - before : 0;
+}
+
+enum PeakKind {
+  kKeptForBackward, kInFlight, kLayerKept, kGradients, kGradientCopies,
+  kRecomputed, kNumPeakKinds
+};
+const char* const kPeakKindNames[kNumPeakKinds] = {
+    "forward values kept for backward", "forward values in flight",
+    "layers' kept memory", "gradients",
+    "gradient copies (Split, Eltwise SUM)", "recomputed values"};
+
+// Blobs whose diff a layer's backward only copies or sums from its top
+// diffs: bottoms of Split and of Eltwise SUM with unit coefficients.
+std::set<int> CopiedDiffBlobs(const Net<float>& net) {
+  std::set<int> blobs;
+  for (size_t i = 0; i < net.layers().size(); ++i) {
+    const LayerParameter& lp = net.layers()[i]->layer_param();
+    bool copies = lp.type() == "Split";
+    if (lp.type() == "Eltwise" &&
+        lp.eltwise_param().operation() == EltwiseParameter_EltwiseOp_SUM) {
+      copies = true;
+      for (float c : lp.eltwise_param().coeff()) copies &= c == 1.0f;
+    }
+    if (!copies) continue;
+    for (int id : net.bottom_ids(static_cast<int>(i))) blobs.insert(id);
+  }
+  return blobs;
+}
+
+PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
+                const std::vector<mem::Step>& schedule,
+                const std::set<int>& copied_diffs) {
+  if (b.layer_id >= 0) return kLayerKept;
+  if (b.lifetime == 1) return kRecomputed;
+  if (b.is_diff) {
+    for (int id : b.blob_ids)
+      if (copied_diffs.count(id)) return kGradientCopies;
+    return kGradients;
+  }
+  const bool read_in_backward =
+      q.last_step >= 0 && q.last_step < static_cast<int>(schedule.size()) &&
+      schedule[q.last_step].kind == mem::Step::kBackward;
+  return read_in_backward ? kKeptForBackward : kInFlight;
+}
+
+// Whether a request is counted live at `step` (as live_bytes counts it).
+bool LiveAt(const mem::BufferRequest& q, int step, int steps) {
+  const int last = q.shareable ? q.last_step : steps - 1;
+  return q.bytes && q.first_step <= step && step <= last;
 }
 
 }  // namespace
@@ -115,6 +166,39 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     r.step_labels.resize(layers);
     r.live_bytes.resize(layers);
   }
+  if (!r.live_bytes.empty()) {
+    r.peak_step = static_cast<int>(
+        std::max_element(r.live_bytes.begin(), r.live_bytes.end()) -
+        r.live_bytes.begin());
+    const std::set<int> copied = CopiedDiffBlobs(net);
+    r.peak_breakdown.resize(kNumPeakKinds);
+    for (int k = 0; k < kNumPeakKinds; ++k)
+      r.peak_breakdown[k].kind = kPeakKindNames[k];
+    std::map<std::string, PeakShare> kept_by_type;
+    for (size_t i = 0; i < r.requests.size(); ++i) {
+      if (!LiveAt(r.requests[i], r.peak_step, steps)) continue;
+      const mem::Buffer& buffer = memory.buffers()[i];
+      const size_t bytes = mem::AlignUp(r.requests[i].bytes);
+      PeakShare& share = r.peak_breakdown[KindOf(
+          buffer, r.requests[i], memory.schedule(), copied)];
+      share.bytes += bytes;
+      ++share.buffers;
+      if (buffer.layer_id >= 0) {
+        PeakShare& t = kept_by_type[net.layers()[buffer.layer_id]->type()];
+        t.kind = net.layers()[buffer.layer_id]->type();
+        t.bytes += bytes;
+        ++t.buffers;
+      }
+    }
+    for (const auto& entry : kept_by_type)
+      r.peak_kept_by_type.push_back(entry.second);
+    std::stable_sort(r.peak_kept_by_type.begin(), r.peak_kept_by_type.end(),
+                     [](const PeakShare& a, const PeakShare& b) {
+                       return a.bytes > b.bytes;
+                     });
+  }
+  if (!net.blobs().empty() && net.blobs()[0]->num_axes() > 0)
+    r.batch = net.blobs()[0]->shape(0);
 
   NetParameter plain = param;
   plain.clear_mem_param();
@@ -172,6 +256,31 @@ std::string FormatMemoryReport(const MemoryReport& r) {
     s << "  data-parallel (mpirun -np N): gradient buckets "
       << r.reduce_bucket_bytes << "  (" << Mib(r.reduce_bucket_bytes)
       << ") more per rank\n";
+  }
+  if (r.peak_step >= 0) {
+    const size_t peak = r.live_bytes[r.peak_step];
+    s << "\nAt the peak (step " << r.peak_step << ", "
+      << r.step_labels[r.peak_step] << "): " << Mib(peak) << " live";
+    if (r.batch > 0) s << ", " << Mib(peak / r.batch) << " per image";
+    s << "\n";
+    for (const PeakShare& share : r.peak_breakdown) {
+      if (!share.buffers) continue;
+      char line[256];
+      std::snprintf(line, sizeof(line), "  %-38s %12s  %6s", share.kind.c_str(),
+                    Mib(share.bytes).c_str(),
+                    Percent(share.bytes, peak).c_str());
+      s << line;
+      if (r.batch > 0) s << "  " << Mib(share.bytes / r.batch) << "/image";
+      s << "  (" << share.buffers << " buffers)\n";
+      if (share.kind == kPeakKindNames[kLayerKept]) {
+        for (const PeakShare& t : r.peak_kept_by_type) {
+          std::snprintf(line, sizeof(line), "    %-36s %12s", t.kind.c_str(),
+                        Mib(t.bytes).c_str());
+          s << line << "  (" << t.buffers << " buffers)\n";
+        }
+      }
+    }
+    s << "\n";
   }
   s << "  measured peak, unoptimized:   " << r.measured_peak_plain << "  ("
     << Mib(r.measured_peak_plain) << ")\n";

@@ -1,0 +1,101 @@
+// The peak breakdown of `caffe mem` (util/mem_report.hpp): the bytes live
+// at the plan's peak, by what they hold, on a net small enough to count
+// by hand.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "caffe/util/io.hpp"
+#include "caffe/util/mem_report.hpp"
+
+namespace caffe {
+namespace {
+
+// x (4 x 64) -> fc1 (256) -> ReLU in place -> split -> a, b (512 each)
+// -> Eltwise SUM -> loss.  Floats: x 1024 bytes, h 4096, a, b, s 8192.
+const char* kNet = R"(
+name: "peak"
+layer { name: "x" type: "DummyData" top: "x"
+  dummy_data_param { shape { dim: 4 dim: 64 } data_filler { type: "gaussian" } } }
+layer { name: "fc1" type: "InnerProduct" bottom: "x" top: "h"
+  inner_product_param { num_output: 256 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "relu" type: "ReLU" bottom: "h" top: "h" }
+layer { name: "a" type: "InnerProduct" bottom: "h" top: "a"
+  inner_product_param { num_output: 512 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "b" type: "InnerProduct" bottom: "h" top: "b"
+  inner_product_param { num_output: 512 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "sum" type: "Eltwise" bottom: "a" bottom: "b" top: "s" }
+layer { name: "loss" type: "Reduction" bottom: "s" top: "loss" loss_weight: 1 }
+)";
+
+size_t Share(const MemoryReport& r, const std::string& kind) {
+  for (const PeakShare& s : r.peak_breakdown)
+    if (s.kind.find(kind) == 0) return s.bytes;
+  ADD_FAILURE() << "no share " << kind;
+  return 0;
+}
+
+TEST(MemReportTest, PeakBytesAreSplitByWhatTheyHold) {
+  NetParameter param;
+  ReadProtoFromTextString(kNet, "peak", &param);
+  const MemoryReport r = BuildMemoryReport(param, TRAIN, 2);
+  ASSERT_GE(r.peak_step, 0);
+  EXPECT_EQ(r.step_labels[r.peak_step], "sum backward");
+  size_t total = 0;
+  for (const PeakShare& s : r.peak_breakdown) total += s.bytes;
+  EXPECT_EQ(total, r.live_bytes[r.peak_step]);
+  // Sum's backward writes a and b's diffs, copies of s's diff: what
+  // aliasing would remove.  x and h wait for fc1's and a/b's backward.
+  EXPECT_EQ(Share(r, "gradient copies"), 2u * 8192);
+  EXPECT_EQ(Share(r, "gradients"), 8192u + 64);          // s, loss diffs
+  EXPECT_EQ(Share(r, "forward values kept"), 4096u + 1024);
+  EXPECT_EQ(Share(r, "forward values in flight"), 64u);  // the loss
+  EXPECT_EQ(r.batch, 4);
+  const std::string text = FormatMemoryReport(r);
+  EXPECT_NE(text.find("At the peak (step 9, sum backward)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("gradient copies (Split, Eltwise SUM)"),
+            std::string::npos) << text;
+}
+
+TEST(MemReportTest, ForwardOnlyPlansHoldNoGradients) {
+  NetParameter param;
+  ReadProtoFromTextString(kNet, "peak", &param);
+  const MemoryReport r = BuildMemoryReport(param, TEST, 2);
+  EXPECT_EQ(r.step_labels[r.peak_step], "sum forward");
+  EXPECT_EQ(Share(r, "gradients"), 0u);
+  EXPECT_EQ(Share(r, "gradient copies"), 0u);
+  EXPECT_EQ(Share(r, "forward values kept"), 0u);
+  EXPECT_EQ(Share(r, "forward values in flight"), r.live_bytes[r.peak_step]);
+}
+
+TEST(MemReportTest, KeptMemoryAtThePeakIsNamedByLayerType) {
+  // Conv -> BatchNorm (in place, so it keeps a copy for its backward) ->
+  // ReLU -> loss: BatchNorm's kept memory is live when backward starts.
+  NetParameter param;
+  ReadProtoFromTextString(R"(
+name: "bn"
+layer { name: "x" type: "DummyData" top: "x"
+  dummy_data_param { shape { dim: 2 dim: 3 dim: 8 dim: 8 }
+                     data_filler { type: "gaussian" } } }
+layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
+  convolution_param { num_output: 4 kernel_size: 3 pad: 1
+                      weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "bn" type: "BatchNorm" bottom: "c" top: "c" }
+layer { name: "relu" type: "ReLU" bottom: "c" top: "c" }
+layer { name: "loss" type: "Reduction" bottom: "c" top: "loss"
+        loss_weight: 1 }
+)", "bn", &param);
+  const MemoryReport r = BuildMemoryReport(param, TRAIN, 2);
+  const size_t kept = Share(r, "layers' kept memory");
+  ASSERT_GT(kept, 0u);
+  size_t by_type = 0;
+  for (const PeakShare& t : r.peak_kept_by_type) by_type += t.bytes;
+  EXPECT_EQ(by_type, kept);
+  ASSERT_FALSE(r.peak_kept_by_type.empty());
+  EXPECT_EQ(r.peak_kept_by_type[0].kind, "BatchNorm");
+  EXPECT_NE(FormatMemoryReport(r).find("    BatchNorm"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace caffe
