@@ -363,15 +363,19 @@ py::dict MemReport(py::object network, py::object phase, int level) {
     shares.append(e);
   }
   d["peak_breakdown"] = shares;
-  py::list kept;
-  for (const PeakShare& t : r.peak_kept_by_type) {
-    py::dict e;
-    e["type"] = t.kind;
-    e["bytes"] = t.bytes;
-    e["buffers"] = t.buffers;
-    kept.append(e);
-  }
-  d["peak_kept_by_type"] = kept;
+  auto by_type = [](const std::vector<PeakShare>& v) {
+    py::list out;
+    for (const PeakShare& t : v) {
+      py::dict e;
+      e["type"] = t.kind;
+      e["bytes"] = t.bytes;
+      e["buffers"] = t.buffers;
+      out.append(e);
+    }
+    return out;
+  };
+  d["peak_kept_by_type"] = by_type(r.peak_kept_by_type);
+  d["peak_read_by_type"] = by_type(r.peak_read_by_type);
   d["text"] = FormatMemoryReport(r);
   return d;
 }

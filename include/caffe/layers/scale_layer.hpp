@@ -40,7 +40,11 @@ class ScaleLayer : public Layer<Dtype> {
   // The memory contract (layer.hpp MemoryContract).
   MemoryContract Memory() const override {
     MemoryContract c;
-    c.backward_reads = kReadsBottomData;
+    // In place with one bottom, backward reads its copy of the input
+    // (temp_, kept or borrowed), never the blob: the blob then holds what
+    // later in-place layers wrote over it.
+    c.backward_reads = in_place_single_bottom_ ? kReadsNothing
+                                               : kReadsBottomData;
     c.in_place = true;
     c.borrows_previous_output = true;
     return c;
@@ -79,6 +83,7 @@ class ScaleLayer : public Layer<Dtype> {
   // of another layer's copy when borrowed_.
   Blob<Dtype> temp_;
   const Blob<Dtype>* borrowed_ = nullptr;
+  bool in_place_single_bottom_ = false;  // set by Reshape
 };
 
 }  // namespace caffe

@@ -73,6 +73,9 @@ struct MemoryReport {
   // The layers' kept memory live at the peak by layer type, largest
   // first (which layers' storage the plan cannot share away).
   std::vector<PeakShare> peak_kept_by_type;
+  // The forward values kept for backward at the peak, by the type of the
+  // layer whose backward reads each last, largest first.
+  std::vector<PeakShare> peak_read_by_type;
   // The plan at `level`, for drawing.
   std::vector<mem::BufferRequest> requests;
   mem::Plan plan;

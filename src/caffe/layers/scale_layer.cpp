@@ -71,6 +71,7 @@ void ScaleLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
 template <typename Dtype>
 void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
                                 const vector<Blob<Dtype>*>& top) {
+  in_place_single_bottom_ = bottom.size() == 1 && bottom[0] == top[0];
   const string& name = this->layer_param_.name();
   const Blob<Dtype>* scale =
       (bottom.size() > 1) ? bottom[1] : this->blobs_[0].get();

@@ -224,6 +224,21 @@ TYPED_TEST(ScaleLayerTest, BackwardReads) {
   ScaleLayer<Dtype> given(this->GaussianParam(1, 1, true));
   given.SetUp(two, this->top_vec_);
   CheckBackwardReads<Dtype>(&given, two, this->top_vec_);
+  // In place with one bottom, backward reads its copy of the input, not
+  // the blob (which later in-place layers overwrite): the plan may reuse
+  // the blob's memory once nothing else reads it.
+  Blob<Dtype> shared;
+  shared.CopyFrom(this->bottom_, false, true);
+  vector<Blob<Dtype>*> in_place(1, &shared);
+  ScaleLayer<Dtype> on_itself(this->GaussianParam(1, 1, true));
+  on_itself.SetUp(in_place, in_place);
+  EXPECT_EQ(kReadsNothing, on_itself.Memory().backward_reads);
+  CheckBackwardReads<Dtype>(&on_itself, in_place, in_place);
+  // In place with a second bottom (the scale), that bottom is read.
+  vector<Blob<Dtype>*> two_in_place{&shared, &scale};
+  ScaleLayer<Dtype> given_in_place(this->GaussianParam(1, 1, true));
+  given_in_place.SetUp(two_in_place, in_place);
+  EXPECT_EQ(kReadsBottomData, given_in_place.Memory().backward_reads);
 }
 
 TYPED_TEST(ScaleLayerTest, ShapeErrors) {

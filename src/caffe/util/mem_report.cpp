@@ -174,28 +174,41 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     r.peak_breakdown.resize(kNumPeakKinds);
     for (int k = 0; k < kNumPeakKinds; ++k)
       r.peak_breakdown[k].kind = kPeakKindNames[k];
-    std::map<std::string, PeakShare> kept_by_type;
+    std::map<std::string, PeakShare> kept_by_type, read_by_type;
+    auto add = [](std::map<std::string, PeakShare>* m, const string& type,
+                  size_t bytes) {
+      PeakShare& t = (*m)[type];
+      t.kind = type;
+      t.bytes += bytes;
+      ++t.buffers;
+    };
     for (size_t i = 0; i < r.requests.size(); ++i) {
       if (!LiveAt(r.requests[i], r.peak_step, steps)) continue;
       const mem::Buffer& buffer = memory.buffers()[i];
       const size_t bytes = mem::AlignUp(r.requests[i].bytes);
-      PeakShare& share = r.peak_breakdown[KindOf(
-          buffer, r.requests[i], memory.schedule(), copied)];
+      const PeakKind kind =
+          KindOf(buffer, r.requests[i], memory.schedule(), copied);
+      PeakShare& share = r.peak_breakdown[kind];
       share.bytes += bytes;
       ++share.buffers;
-      if (buffer.layer_id >= 0) {
-        PeakShare& t = kept_by_type[net.layers()[buffer.layer_id]->type()];
-        t.kind = net.layers()[buffer.layer_id]->type();
-        t.bytes += bytes;
-        ++t.buffers;
+      if (kind == kLayerKept)
+        add(&kept_by_type, net.layers()[buffer.layer_id]->type(), bytes);
+      if (kind == kKeptForBackward) {
+        const int reader = memory.schedule()[r.requests[i].last_step].layer;
+        add(&read_by_type, net.layers()[reader]->type(), bytes);
       }
     }
-    for (const auto& entry : kept_by_type)
-      r.peak_kept_by_type.push_back(entry.second);
-    std::stable_sort(r.peak_kept_by_type.begin(), r.peak_kept_by_type.end(),
-                     [](const PeakShare& a, const PeakShare& b) {
-                       return a.bytes > b.bytes;
-                     });
+    auto largest_first = [](const std::map<std::string, PeakShare>& m) {
+      std::vector<PeakShare> v;
+      for (const auto& entry : m) v.push_back(entry.second);
+      std::stable_sort(v.begin(), v.end(),
+                       [](const PeakShare& a, const PeakShare& b) {
+                         return a.bytes > b.bytes;
+                       });
+      return v;
+    };
+    r.peak_kept_by_type = largest_first(kept_by_type);
+    r.peak_read_by_type = largest_first(read_by_type);
   }
   if (!net.blobs().empty() && net.blobs()[0]->num_axes() > 0)
     r.batch = net.blobs()[0]->shape(0);
@@ -272,8 +285,13 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       s << line;
       if (r.batch > 0) s << "  " << Mib(share.bytes / r.batch) << "/image";
       s << "  (" << share.buffers << " buffers)\n";
-      if (share.kind == kPeakKindNames[kLayerKept]) {
-        for (const PeakShare& t : r.peak_kept_by_type) {
+      const std::vector<PeakShare>* detail =
+          share.kind == kPeakKindNames[kLayerKept] ? &r.peak_kept_by_type
+          : share.kind == kPeakKindNames[kKeptForBackward]
+              ? &r.peak_read_by_type
+              : nullptr;
+      if (detail) {
+        for (const PeakShare& t : *detail) {
           std::snprintf(line, sizeof(line), "    %-36s %12s", t.kind.c_str(),
                         Mib(t.bytes).c_str());
           s << line << "  (" << t.buffers << " buffers)\n";
