@@ -42,8 +42,12 @@ TEST(ImageHeaderTest, ReadsTheSizeOfEveryKnownFormat) {
 
 // A JPEG whose SOF0 claims `rows` x `cols`; with `garbage`, the first
 // DQT marker is damaged (libjpeg skips such bytes and decodes anyway).
-Datum HugeJpegDatum(int rows, int cols, bool garbage = false) {
+// With `stuffed`, a 00 follows the FF after SOI (an "FF 00" libjpeg skips,
+// then the APP0 bytes as non-markers: the third fuzz_datum finding).
+Datum HugeJpegDatum(int rows, int cols, bool garbage = false,
+                    bool stuffed = false) {
   std::vector<uchar> bytes = Encode(".jpg", 8, 8);
+  if (stuffed) bytes.insert(bytes.begin() + 3, 0x00);
   for (size_t i = 2; garbage && i + 1 < bytes.size(); ++i) {
     if (bytes[i] == 0xFF && bytes[i + 1] == 0xDB) {
       bytes[i] = 0xFB;
@@ -80,6 +84,13 @@ TEST(ImageHeaderTest, AnImageThatCannotFitIsRefusedBeforeDecoding) {
   try {
     DecodeDatumToCVMat(HugeJpegDatum(60000, 50000, true), true);
     ADD_FAILURE() << "a damaged 60000 x 50000 image decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
+        << e.what();
+  }
+  try {
+    DecodeDatumToCVMat(HugeJpegDatum(60000, 50000, false, true), true);
+    ADD_FAILURE() << "a 60000 x 50000 image after FF 00 decoded";
   } catch (const Error& e) {
     EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
         << e.what();

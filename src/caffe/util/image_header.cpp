@@ -44,6 +44,10 @@ bool PeekJpeg(const unsigned char* p, size_t n, int* width, int* height) {
       ++at;
       continue;
     }
+    if (marker == 0x00) {  // FF 00, a stuffed zero: libjpeg skips it too
+      at += 2;
+      continue;
+    }
     if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
       at += 2;  // no length
       continue;
