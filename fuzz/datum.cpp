@@ -1,5 +1,6 @@
 // A Datum as the Data layer reads it from LMDB or LevelDB: parse, infer the
-// top shape, transform (decoding encoded images through OpenCV).  The
+// top shape, transform (decoding encoded images through OpenCV; a build
+// without it, USE_OPENCV=OFF, refuses them with caffe::Error).  The
 // first bytes choose the transformation (crop, mirror, scale, mean values,
 // force_color/force_gray, phase); the rest is the serialized Datum.
 #include <string>

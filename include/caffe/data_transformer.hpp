@@ -13,7 +13,10 @@
 // or force_gray (1 channel) is set; both at once, or an undecodable datum,
 // throw caffe::Error.  cv::Mat inputs are 8-bit H x W x C (BGR) images as
 // OpenCV reads them; mean_file is indexed in the uncropped input, as for
-// datums.
+// datums.  In a build without OpenCV (USE_OPENCV=OFF) the cv::Mat overloads
+// do not exist and an encoded datum throws caffe::Error naming
+// USE_OPENCV=OFF (image_io.hpp ThrowOpenCVMissing); raw datums and blobs
+// are transformed as in any build.
 #ifndef CAFFE_DATA_TRANSFORMER_HPP_
 #define CAFFE_DATA_TRANSFORMER_HPP_
 
@@ -25,11 +28,13 @@
 #include "caffe/common.hpp"
 #include "caffe/proto/caffe.pb.h"
 
+#ifdef USE_OPENCV
 // Only references to cv::Mat appear here, so users of this header do not
 // need OpenCV's headers.
 namespace cv {
 class Mat;
 }  // namespace cv
+#endif
 
 namespace caffe {
 
@@ -48,11 +53,13 @@ class DataTransformer {
   // Transforms a list of datums into consecutive items of transformed_blob.
   void Transform(const vector<Datum>& datum_vector,
                  Blob<Dtype>* transformed_blob);
+#ifdef USE_OPENCV
   // Transforms one 8-bit image (H x W x C) into transformed_blob.
   void Transform(const cv::Mat& cv_img, Blob<Dtype>* transformed_blob);
   // Transforms images into consecutive items of transformed_blob.
   void Transform(const vector<cv::Mat>& mat_vector,
                  Blob<Dtype>* transformed_blob);
+#endif
   // Transforms a N x C x H x W blob (crop, mirror, mean, scale per item).
   // transformed_blob must not be input_blob.
   void Transform(Blob<Dtype>* input_blob, Blob<Dtype>* transformed_blob);
@@ -61,9 +68,11 @@ class DataTransformer {
   vector<int> InferBlobShape(const Datum& datum);
   // {N, C, H', W'} for N datums of one shape.
   vector<int> InferBlobShape(const vector<Datum>& datum_vector);
+#ifdef USE_OPENCV
   // The same for images.
   vector<int> InferBlobShape(const cv::Mat& cv_img);
   vector<int> InferBlobShape(const vector<cv::Mat>& mat_vector);
+#endif
 
   const TransformationParameter& param() const { return param_; }
 
@@ -73,8 +82,10 @@ class DataTransformer {
   // Writes the transformed datum into C x H' x W' values at transformed_data.
   void Transform(const Datum& datum, Dtype* transformed_data);
   void CheckNotEncoded(const Datum& datum) const;
+#ifdef USE_OPENCV
   // Decodes an encoded datum as force_color / force_gray ask.
   cv::Mat DecodeEncoded(const Datum& datum) const;
+#endif
   // Checks that the datum is raw, has a shape and holds a crop_size window.
   void CheckDatumShape(const Datum& datum) const;
   // Checks that the output blob is crop_size x crop_size.

@@ -1,6 +1,8 @@
 #include "caffe/data_transformer.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
+#endif
 
 #include <cstdint>
 #include <string>
@@ -59,6 +61,7 @@ void DataTransformer<Dtype>::CheckNotEncoded(const Datum& datum) const {
   CAFFE_CHECK(!datum.encoded()) << "Encoded datum reached raw transform";
 }
 
+#ifdef USE_OPENCV
 template <typename Dtype>
 cv::Mat DataTransformer<Dtype>::DecodeEncoded(const Datum& datum) const {
   CAFFE_CHECK(!(param_.force_color() && param_.force_gray()))
@@ -69,6 +72,7 @@ cv::Mat DataTransformer<Dtype>::DecodeEncoded(const Datum& datum) const {
   }
   return DecodeDatumToCVMatNative(datum);
 }
+#endif  // USE_OPENCV
 
 template <typename Dtype>
 void DataTransformer<Dtype>::CheckDatumShape(const Datum& datum) const {
@@ -200,8 +204,12 @@ template <typename Dtype>
 void DataTransformer<Dtype>::Transform(const Datum& datum,
                                        Blob<Dtype>* transformed_blob) {
   if (datum.encoded()) {
+#ifdef USE_OPENCV
     Transform(DecodeEncoded(datum), transformed_blob);
     return;
+#else
+    ThrowOpenCVMissing("decoding an encoded (compressed image) Datum");
+#endif
   }
   if (param_.force_color() || param_.force_gray()) {
     LOG_FIRST_N(WARNING, 1)
@@ -355,7 +363,13 @@ void DataTransformer<Dtype>::Transform(Blob<Dtype>* input_blob,
 
 template <typename Dtype>
 vector<int> DataTransformer<Dtype>::InferBlobShape(const Datum& datum) {
-  if (datum.encoded()) return InferBlobShape(DecodeEncoded(datum));
+  if (datum.encoded()) {
+#ifdef USE_OPENCV
+    return InferBlobShape(DecodeEncoded(datum));
+#else
+    ThrowOpenCVMissing("decoding an encoded (compressed image) Datum");
+#endif
+  }
   CheckDatumShape(datum);
   const int crop_size = param_.crop_size();
   const int datum_channels = datum.channels();
@@ -374,6 +388,7 @@ vector<int> DataTransformer<Dtype>::InferBlobShape(
   return shape;
 }
 
+#ifdef USE_OPENCV
 template <typename Dtype>
 void DataTransformer<Dtype>::Transform(const cv::Mat& cv_img,
                                        Blob<Dtype>* transformed_blob) {
@@ -494,6 +509,7 @@ vector<int> DataTransformer<Dtype>::InferBlobShape(
   shape[0] = static_cast<int>(mat_vector.size());
   return shape;
 }
+#endif  // USE_OPENCV
 
 INSTANTIATE_CLASS(DataTransformer);
 

@@ -15,7 +15,9 @@
 // In a data-parallel job (Caffe::solver_count() N > 1) rank r reads lines
 // [t*N*B + r*B, t*N*B + (r+1)*B) of the line stream at batch t; the
 // shuffle generator is seeded at setup, the same on every rank, so all
-// ranks walk one global order.
+// ranks walk one global order.  The layer needs OpenCV: in a build without
+// it (USE_OPENCV=OFF) the type stays registered, and SetUp throws
+// caffe::Error saying so.
 #ifndef CAFFE_LAYERS_IMAGE_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_IMAGE_DATA_LAYER_HPP_
 
@@ -53,8 +55,10 @@ class ImageDataLayer : public BasePrefetchingDataLayer<Dtype> {
   // Moves to the next line, wrapping around (and reshuffling) at the end.
   void NextLine();
   void SkipLines(uint64_t n);
+#ifdef USE_OPENCV
   // Reads lines_[lines_id_], naming list file, line and image on failure.
   cv::Mat ReadCurrentImage();
+#endif
 
   vector<ImageListEntry> lines_;
   size_t lines_id_;

@@ -12,7 +12,9 @@
 // wrapping around.  Unlike Caffe, whose tops alias the arrays, Forward
 // copies the batch into the tops, so the net's memory planner may own
 // them; writes to the arrays before a Forward are still seen.  Forward
-// before any data throws.  Backward reads nothing.
+// before any data throws.  Backward reads nothing.  AddMatVector exists
+// only in builds with OpenCV (USE_OPENCV); without it, an encoded Datum
+// given to AddDatumVector throws caffe::Error saying so.
 #ifndef CAFFE_LAYERS_MEMORY_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_MEMORY_DATA_LAYER_HPP_
 
@@ -20,9 +22,11 @@
 
 #include "caffe/layers/base_data_layer.hpp"
 
+#ifdef USE_OPENCV
 namespace cv {
 class Mat;
 }  // namespace cv
+#endif
 
 namespace caffe {
 
@@ -47,8 +51,10 @@ class MemoryDataLayer : public BaseDataLayer<Dtype> {
   }
 
   virtual void AddDatumVector(const vector<Datum>& datum_vector);
+#ifdef USE_OPENCV
   virtual void AddMatVector(const vector<cv::Mat>& mat_vector,
                             const vector<int>& labels);
+#endif
   // data: n x C x H x W values, labels: n values; not copied.
   void Reset(Dtype* data, Dtype* labels, int n);
   void set_batch_size(int new_size);

@@ -25,7 +25,8 @@
 // batch_size x 3 x crop_size x crop_size, top[1] the labels.  Batches are
 // prefetched; errors (bad window file, missing or undecodable image, window
 // outside its image) throw caffe::Error naming the file.  Backward reads
-// nothing.
+// nothing.  The layer needs OpenCV: in a build without it (USE_OPENCV=OFF)
+// the type stays registered, and SetUp throws caffe::Error saying so.
 #ifndef CAFFE_LAYERS_WINDOW_DATA_LAYER_HPP_
 #define CAFFE_LAYERS_WINDOW_DATA_LAYER_HPP_
 
@@ -36,9 +37,11 @@
 
 #include "caffe/layers/base_data_layer.hpp"
 
+#ifdef USE_OPENCV
 namespace cv {
 class Mat;
 }  // namespace cv
+#endif
 
 namespace caffe {
 
@@ -68,8 +71,10 @@ class WindowDataLayer : public BasePrefetchingDataLayer<Dtype> {
  protected:
   unsigned int PrefetchRand();
   void load_batch(Batch<Dtype>* batch) override;
+#ifdef USE_OPENCV
   // The colour image holding window `window`.
   cv::Mat LoadImage(int image_index);
+#endif
 
   std::mt19937 prefetch_rng_;
   // Path (with root_folder) and {channels, height, width} per image.

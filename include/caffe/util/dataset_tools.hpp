@@ -14,6 +14,8 @@
 //    height x width.  Unlike Caffe, which skips unreadable images, a missing
 //    or undecodable image throws caffe::Error naming the list file, line and
 //    image, and nothing half-written is left open.  Returns the count.
+//    It reads images with OpenCV: a build without it (USE_OPENCV=OFF)
+//    throws caffe::Error saying so, before creating the database.
 //  * ConvertCifar reads CIFAR-10 binary batches (records of 1 label byte
 //    and 3072 bytes of 32 x 32 R, G, B planes) data_batch_1..5.bin and
 //    test_batch.bin from input_folder and writes output_folder/

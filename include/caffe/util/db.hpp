@@ -7,7 +7,9 @@
 // a Transaction buffers Puts and writes them all on Commit.  Cursors and
 // transactions must be deleted before their DB is closed.  Every failure
 // (missing or corrupt store, unknown or unbuilt backend) throws caffe::Error
-// naming the path and the backend's own error text.
+// naming the path and the backend's own error text.  LevelDB is optional
+// (USE_LEVELDB, as in Caffe 1.0): a build without it throws from GetDB for
+// "leveldb" / LEVELDB, naming USE_LEVELDB=OFF.
 #ifndef CAFFE_UTIL_DB_HPP_
 #define CAFFE_UTIL_DB_HPP_
 

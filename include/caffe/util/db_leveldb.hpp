@@ -6,10 +6,12 @@
 // exists.  Reads verify checksums, so a damaged table surfaces as
 // caffe::Error (naming the path and LevelDB's status text) from the cursor
 // instead of as silently wrong records.  LevelDB locks its directory: one
-// open DB per store per process.
+// open DB per store per process.  Only builds with USE_LEVELDB have it
+// (this header is then empty; db::GetDB says why).
 #ifndef CAFFE_UTIL_DB_LEVELDB_HPP_
 #define CAFFE_UTIL_DB_LEVELDB_HPP_
 
+#ifdef USE_LEVELDB
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
@@ -69,4 +71,5 @@ class LevelDB : public DB {
 }  // namespace db
 }  // namespace caffe
 
+#endif  // USE_LEVELDB
 #endif  // CAFFE_UTIL_DB_LEVELDB_HPP_

@@ -1,7 +1,13 @@
 // image_io.hpp: images <-> cv::Mat <-> Datum, and image list files, as
-// Caffe 1.0's util/io.hpp has them (OpenCV is a required dependency).
+// Caffe 1.0's util/io.hpp has them.
 //
 // Contract:
+//  * OpenCV is optional (USE_OPENCV, as in Caffe 1.0).  Without it the
+//    cv::Mat functions are not declared; ReadImageToDatum, and
+//    DecodeDatum/DecodeDatumNative given an encoded Datum, throw the
+//    caffe::Error of ThrowOpenCVMissing, which names USE_OPENCV=OFF.
+//    ReadFileToDatum, ReadImageList and decoding a raw Datum (a no-op
+//    returning false) work in every build.
 //  * Images are read with OpenCV: colour images as 3-channel BGR, gray ones
 //    as 1 channel, 8 bits per channel.  height and width > 0 resize with
 //    bilinear interpolation (cv::INTER_LINEAR); 0 keeps the size (both must
@@ -19,7 +25,9 @@
 #ifndef CAFFE_UTIL_IMAGE_IO_HPP_
 #define CAFFE_UTIL_IMAGE_IO_HPP_
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
+#endif
 
 #include <string>
 #include <vector>
@@ -29,11 +37,18 @@
 
 namespace caffe {
 
+// Throws caffe::Error saying that `what` (e.g. "decoding an encoded Datum")
+// needs OpenCV and that this build was configured with USE_OPENCV=OFF: what
+// a build without OpenCV answers wherever it is asked to read an image.
+[[noreturn]] void ThrowOpenCVMissing(const string& what);
+
+#ifdef USE_OPENCV
 cv::Mat ReadImageToCVMat(const string& filename, int height, int width,
                          bool is_color);
 cv::Mat ReadImageToCVMat(const string& filename, int height, int width);
 cv::Mat ReadImageToCVMat(const string& filename, bool is_color);
 cv::Mat ReadImageToCVMat(const string& filename);
+#endif  // USE_OPENCV
 
 // Reads an image into datum: raw pixels without `encoding`; with an encoding
 // ("jpg", "png", ...) the compressed bytes, re-encoded unless the file is
@@ -62,16 +77,20 @@ inline bool ReadFileToDatum(const string& filename, Datum* datum) {
   return ReadFileToDatum(filename, -1, datum);
 }
 
+#ifdef USE_OPENCV
 // Decodes an encoded Datum keeping its own channel count (Native) or forcing
 // colour / gray.
 cv::Mat DecodeDatumToCVMatNative(const Datum& datum);
 cv::Mat DecodeDatumToCVMat(const Datum& datum, bool is_color);
+#endif  // USE_OPENCV
 // Replaces an encoded datum by its raw pixels; false if it was not encoded.
 bool DecodeDatumNative(Datum* datum);
 bool DecodeDatum(Datum* datum, bool is_color);
 
+#ifdef USE_OPENCV
 // 8-bit Mat (1 or 3 channels, H x W x C) -> raw C x H x W Datum (label kept).
 void CVMatToDatum(const cv::Mat& cv_img, Datum* datum);
+#endif  // USE_OPENCV
 
 // One line of an image list file.
 struct ImageListEntry {

@@ -1,6 +1,8 @@
 #include "caffe/layers/image_data_layer.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
+#endif
 
 #include <algorithm>
 
@@ -11,6 +13,8 @@ ImageDataLayer<Dtype>::~ImageDataLayer() {
   // load_batch reads lines_: stop the thread before members go away.
   this->StopInternalThread();
 }
+
+#ifdef USE_OPENCV
 
 template <typename Dtype>
 void ImageDataLayer<Dtype>::DataLayerSetUp(const vector<Blob<Dtype>*>& bottom,
@@ -133,6 +137,22 @@ template <typename Dtype>
 void ImageDataLayer<Dtype>::SkipLines(uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) NextLine();
 }
+#else   // !USE_OPENCV
+// Registered all the same, so that a net naming the type learns why it
+// cannot run rather than that the type is unknown.
+template <typename Dtype>
+void ImageDataLayer<Dtype>::DataLayerSetUp(const vector<Blob<Dtype>*>& bottom,
+                                           const vector<Blob<Dtype>*>& top) {
+  ThrowOpenCVMissing("ImageData layer '" + this->layer_param_.name() +
+                     "': the ImageData layer type (reading image files)");
+}
+
+// Not reached: the prefetch thread starts only after a successful setup.
+template <typename Dtype>
+void ImageDataLayer<Dtype>::load_batch(Batch<Dtype>* batch) {
+  ThrowOpenCVMissing("the ImageData layer type");
+}
+#endif  // USE_OPENCV
 
 INSTANTIATE_CLASS(ImageDataLayer);
 REGISTER_LAYER_CLASS(ImageData);

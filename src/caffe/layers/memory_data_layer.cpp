@@ -1,6 +1,8 @@
 #include "caffe/layers/memory_data_layer.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
+#endif
 
 namespace caffe {
 
@@ -61,6 +63,7 @@ void MemoryDataLayer<Dtype>::AddDatumVector(const vector<Datum>& datum_vector) {
   ServeAdded(num);
 }
 
+#ifdef USE_OPENCV
 template <typename Dtype>
 void MemoryDataLayer<Dtype>::AddMatVector(const vector<cv::Mat>& mat_vector,
                                           const vector<int>& labels) {
@@ -74,6 +77,7 @@ void MemoryDataLayer<Dtype>::AddMatVector(const vector<cv::Mat>& mat_vector,
   for (int i = 0; i < num; ++i) label_data[i] = labels[i];
   ServeAdded(num);
 }
+#endif  // USE_OPENCV
 
 template <typename Dtype>
 void MemoryDataLayer<Dtype>::Reset(Dtype* data, Dtype* labels, int n) {

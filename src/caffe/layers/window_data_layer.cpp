@@ -1,7 +1,9 @@
 #include "caffe/layers/window_data_layer.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
 #include <opencv2/imgproc/imgproc.hpp>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +21,7 @@ WindowDataLayer<Dtype>::~WindowDataLayer() {
   this->StopInternalThread();
 }
 
+#ifdef USE_OPENCV
 template <typename Dtype>
 void WindowDataLayer<Dtype>::DataLayerSetUp(
     const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
@@ -368,6 +371,22 @@ void WindowDataLayer<Dtype>::load_batch(Batch<Dtype>* batch) {
     }
   }
 }
+#else   // !USE_OPENCV
+// Registered all the same, so that a net naming the type learns why it
+// cannot run rather than that the type is unknown.
+template <typename Dtype>
+void WindowDataLayer<Dtype>::DataLayerSetUp(
+    const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
+  ThrowOpenCVMissing("WindowData layer '" + this->layer_param_.name() +
+                     "': the WindowData layer type (reading image files)");
+}
+
+// Not reached: the prefetch thread starts only after a successful setup.
+template <typename Dtype>
+void WindowDataLayer<Dtype>::load_batch(Batch<Dtype>* batch) {
+  ThrowOpenCVMissing("the WindowData layer type");
+}
+#endif  // USE_OPENCV
 
 INSTANTIATE_CLASS(WindowDataLayer);
 REGISTER_LAYER_CLASS(WindowData);

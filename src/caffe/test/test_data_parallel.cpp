@@ -399,6 +399,7 @@ TEST_F(DataParallelTest, DatabaseShardsMakeTheSingleProcessBatch) {
   }
 }
 
+#ifdef USE_LEVELDB
 TEST_F(DataParallelTest, LevelDbShardsMakeTheSingleProcessBatch) {
   // LevelDB admits one process per database, so each rank reads its own
   // copy, as ranks on separate machines do.
@@ -427,7 +428,9 @@ TEST_F(DataParallelTest, LevelDbShardsMakeTheSingleProcessBatch) {
   EXPECT_NE(r.output.find("one process open a database at a time"),
             string::npos) << r.output;
 }
+#endif  // USE_LEVELDB
 
+#ifdef USE_OPENCV  // the ImageData layer reads PNG files
 TEST_F(DataParallelTest, ShuffledImageShardsMakeTheSingleProcessBatch) {
   string list;
   for (int i = 0; i < 29; ++i) {
@@ -445,6 +448,7 @@ TEST_F(DataParallelTest, ShuffledImageShardsMakeTheSingleProcessBatch) {
   // 7 batches of 2 x 5 lines reshuffle twice on the way.
   ExpectShardsMakeTheSingleBatch(dir_, net, 2, 5, 7);
 }
+#endif  // USE_OPENCV
 
 TEST_F(DataParallelTest, LenetOnTwoRanksTrainsTheSingleProcessWeights) {
   // Caffe's LeNet, 2 ranks x 32 against 1 process x 64, 20 iterations.

@@ -1,6 +1,8 @@
 // Tests of the dataset tools (convert_imageset, convert_cifar_data,
 // extract_features, compute_image_mean) as library functions, and of the
-// Data layer reading what they write, for both LMDB and LevelDB.
+// Data layer reading what they write, for both LMDB and LevelDB.  Builds
+// without LevelDB (USE_LEVELDB) test LMDB alone; the image converter tests
+// need OpenCV (USE_OPENCV), the CIFAR converter does not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +24,9 @@
 
 namespace caffe {
 
+#ifdef USE_OPENCV
 using test::PatternImage;
+#endif
 using test::PatternValue;
 using test::TempDir;
 
@@ -64,6 +68,7 @@ class ConvertImagesetTest : public ::testing::TestWithParam<const char*> {
   ConvertImagesetTest() : backend_(GetParam()) {
     Caffe::set_random_seed(1701);
     root_ = tmp_.path() + "/";
+#ifdef USE_OPENCV
     string list;
     for (int i = 0; i < kImages; ++i) {
       const string name = "img" + std::to_string(i) + ".png";
@@ -72,6 +77,7 @@ class ConvertImagesetTest : public ::testing::TestWithParam<const char*> {
     }
     list_ = tmp_.file("list.txt");
     test::WriteTextFile(list_, list);
+#endif
   }
 
   LayerParameter DataParam(const string& source, int batch_size) {
@@ -90,6 +96,7 @@ class ConvertImagesetTest : public ::testing::TestWithParam<const char*> {
   string backend_, root_, list_;
 };
 
+#ifdef USE_OPENCV
 TEST_P(ConvertImagesetTest, DataLayerReadsValuesLabelsAndOrder) {
   ConvertImagesetOptions options;
   options.backend = backend_;
@@ -268,6 +275,7 @@ TEST_P(ConvertImagesetTest, CheckSizeAndMissingImages) {
       },
       {tmp_.file("mixed")});
 }
+#endif  // USE_OPENCV
 
 TEST_P(ConvertImagesetTest, CifarConverter) {
   // Batches of 2 records each (real ones hold 10000).
@@ -322,6 +330,7 @@ TEST_P(ConvertImagesetTest, CifarConverter) {
                     {in + "/data_batch_3.bin"});
 }
 
+#ifdef USE_OPENCV
 TEST_P(ConvertImagesetTest, ExtractFeaturesOfTinyNet) {
   // Three 2 x 2 gray images -> Data (batch 2) -> InnerProduct(2).
   string list;
@@ -403,8 +412,15 @@ TEST_P(ConvertImagesetTest, ExtractFeaturesOfTinyNet) {
                                {tmp_.file("y")}, 1, backend_),
                Error);
 }
+#endif  // USE_OPENCV
 
+const char* const kBackends[] = {
+    "lmdb",
+#ifdef USE_LEVELDB
+    "leveldb",
+#endif
+};
 INSTANTIATE_TEST_SUITE_P(Backends, ConvertImagesetTest,
-                         ::testing::Values("lmdb", "leveldb"));
+                         ::testing::ValuesIn(kBackends));
 
 }  // namespace caffe

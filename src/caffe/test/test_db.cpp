@@ -1,5 +1,6 @@
 // Tests of the database abstraction (db.hpp) and its LMDB and LevelDB
-// backends.
+// backends.  A build without LevelDB (USE_LEVELDB) checks instead that
+// asking for it says so.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "caffe/net.hpp"
 #include "caffe/test/test_data_helpers.hpp"
 #include "caffe/util/db.hpp"
 
@@ -169,6 +171,7 @@ TEST_F(DBTest, UnknownBackendThrows) {
   EXPECT_THROW(delete db::GetDB(static_cast<DataParameter::DB>(7)), Error);
 }
 
+#ifdef USE_LEVELDB
 TEST_F(DBTest, LevelDBWriteReadRoundTrip) {
   const string path = tmp_.file("db");
   {
@@ -299,5 +302,32 @@ TEST_F(DBTest, TruncatedLevelDBThrowsNamingPath) {
     EXPECT_NE(string::npos, string(e.what()).find("LevelDB")) << e.what();
   }
 }
+#else   // !USE_LEVELDB
+// By name, by enum, and through a Data layer left at Caffe's default
+// backend (LEVELDB): each error names the option and the way out.
+TEST_F(DBTest, WithoutLevelDBTheBackendSaysSo) {
+  auto expect_says_so = [](auto fn, const string& also) {
+    try {
+      fn();
+      ADD_FAILURE() << "expected caffe::Error";
+    } catch (const Error& e) {
+      for (const string part : {string("USE_LEVELDB=OFF"),
+                                string("backend: LMDB"), also})
+        EXPECT_NE(string::npos, string(e.what()).find(part)) << e.what();
+    }
+  };
+  expect_says_so([] { delete db::GetDB("leveldb"); }, "LevelDB");
+  expect_says_so([] { delete db::GetDB(DataParameter_DB_LEVELDB); },
+                 "LevelDB");
+  NetParameter param;
+  LayerParameter* layer = param.add_layer();
+  layer->set_name("mnist");
+  layer->set_type("Data");
+  layer->add_top("data");
+  layer->mutable_data_param()->set_source(tmp_.file("db"));
+  layer->mutable_data_param()->set_batch_size(1);
+  expect_says_so([&] { Net<float> net(param); }, "layer 'mnist'");
+}
+#endif  // USE_LEVELDB
 
 }  // namespace caffe

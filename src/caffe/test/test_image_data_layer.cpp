@@ -1,4 +1,7 @@
 // Tests of the ImageData layer on PNG folders written by the test.
+// They need OpenCV (USE_OPENCV); a build without it checks the layer's
+// error in test_image_io.cpp instead.
+#ifdef USE_OPENCV
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -187,3 +190,4 @@ TYPED_TEST(ImageDataLayerTest, BadParamsThrow) {
 }
 
 }  // namespace caffe
+#endif  // USE_OPENCV

@@ -1,10 +1,14 @@
 // Encoded images are sized from their headers, and an image whose decoded
 // pixels cannot fit is refused before OpenCV allocates them (found by
-// fuzz_datum: a JPEG header claiming 2.8 GB of pixels).
+// fuzz_datum: a JPEG header claiming 2.8 GB of pixels).  Peeking needs no
+// OpenCV, so hand-written headers check it in every build; the tests that
+// encode and decode real images need OpenCV (USE_OPENCV).
 #include <gtest/gtest.h>
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
 #include <opencv2/imgcodecs/imgcodecs.hpp>
+#endif
 
 #include <string>
 #include <vector>
@@ -17,6 +21,51 @@
 namespace caffe {
 namespace {
 
+string Bytes(std::initializer_list<int> bytes) {
+  string s;
+  for (int b : bytes) s.push_back(static_cast<char>(b));
+  return s;
+}
+
+const unsigned char* Data(const string& s) {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+TEST(ImageHeaderTest, ReadsHandWrittenHeaders) {
+  // 53 x 37 in each format's own layout.
+  const string png = Bytes({0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A,
+                            0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                            0, 0, 0, 53, 0, 0, 0, 37});
+  const string jpeg = Bytes({0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 'J', 'F',
+                             0xFF, 0xC0, 0, 17, 8, 0, 37, 0, 53, 3});
+  // Height -37: a top-down bitmap.
+  const string bmp = Bytes({'B', 'M'}) + string(16, '\0') +
+                     Bytes({53, 0, 0, 0, 0xDB, 0xFF, 0xFF, 0xFF});
+  const string ppm = "P6\n# a comment\n53 37\n255\n";
+  for (const string* header : {&png, &jpeg, &bmp, &ppm}) {
+    int w = 0, h = 0;
+    ASSERT_TRUE(PeekImageSize(Data(*header), header->size(), &w, &h))
+        << header->substr(0, 2);
+    EXPECT_EQ(53, w) << header->substr(0, 2);
+    EXPECT_EQ(37, h) << header->substr(0, 2);
+  }
+  // A header that claims more pixels than fit is refused.
+  const size_t old_limit = HostMemoryLimit();
+  SetHostMemoryLimit(size_t(64) << 20);
+  const string huge = Bytes({0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A,
+                             0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                             0, 0, 0xC3, 0x50, 0, 0, 0xEA, 0x60});
+  try {
+    CheckDecodedImageFits(Data(huge), huge.size());
+    ADD_FAILURE() << "a 50000 x 60000 header passed a 64 MiB limit";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("50000 x 60000 pixels"), string::npos)
+        << e.what();
+  }
+  SetHostMemoryLimit(old_limit);
+}
+
+#ifdef USE_OPENCV
 std::vector<uchar> Encode(const string& ext, int rows, int cols) {
   cv::Mat img(rows, cols, CV_8UC3, cv::Scalar(10, 20, 30));
   std::vector<uchar> bytes;
@@ -115,6 +164,7 @@ TEST(ImageHeaderTest, AnImageThatCannotFitIsRefusedBeforeDecoding) {
   EXPECT_EQ(DecodeDatumToCVMat(small, true).cols, 30);
   SetHostMemoryLimit(old_limit);
 }
+#endif  // USE_OPENCV
 
 }  // namespace
 }  // namespace caffe

@@ -1,23 +1,31 @@
 // Tests of image reading and Datum conversion (image_io.hpp) and of the
-// DataTransformer on images and encoded Datums.
+// DataTransformer on images and encoded Datums.  Reading image lists needs
+// no OpenCV; the rest does (USE_OPENCV), and a build without it checks
+// instead that everything needing it says so.
 #include <gtest/gtest.h>
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
 #include <opencv2/imgcodecs/imgcodecs.hpp>
 #include <opencv2/imgproc/imgproc.hpp>
+#endif
 
 #include <string>
 #include <vector>
 
 #include "caffe/data_transformer.hpp"
+#include "caffe/net.hpp"
 #include "caffe/test/test_data_helpers.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_image_helpers.hpp"
+#include "caffe/util/dataset_tools.hpp"
 #include "caffe/util/image_io.hpp"
 
 namespace caffe {
 
+#ifdef USE_OPENCV
 using test::PatternImage;
+#endif
 using test::PatternValue;
 using test::TempDir;
 
@@ -41,12 +49,15 @@ class ImageIOTest : public ::testing::Test {
  protected:
   ImageIOTest() {
     color_ = tmp_.file("color.png");
+#ifdef USE_OPENCV
     test::WritePng(color_, PatternImage(1, 5, 7, 3));
+#endif
   }
   TempDir tmp_;
   string color_;
 };
 
+#ifdef USE_OPENCV
 TEST_F(ImageIOTest, ReadsColorGrayAndResized) {
   cv::Mat img = ReadImageToCVMat(color_);
   ASSERT_EQ(3, img.channels());
@@ -135,6 +146,7 @@ TEST_F(ImageIOTest, EncodedDatumRoundTrips) {
   ASSERT_TRUE(DecodeDatum(&forced_gray, false));
   EXPECT_EQ(1, forced_gray.channels());
 }
+#endif  // USE_OPENCV
 
 TEST_F(ImageIOTest, ReadImageListNamesBadLines) {
   const string list = tmp_.file("list.txt");
@@ -155,6 +167,7 @@ TEST_F(ImageIOTest, ReadImageListNamesBadLines) {
                     {tmp_.file("none.txt")});
 }
 
+#ifdef USE_OPENCV
 template <typename Dtype>
 class ImageTransformTest : public ::testing::Test {
  protected:
@@ -261,5 +274,48 @@ TYPED_TEST(ImageTransformTest, MatVector) {
   Blob<TypeParam> too_big(3, 3, 2, 2);
   EXPECT_THROW(transformer.Transform(mats, &too_big), Error);
 }
+#else   // !USE_OPENCV
+// What needs OpenCV says so, naming the option, and the image layers stay
+// registered so that a net naming them is told why it cannot run.
+TEST_F(ImageIOTest, WithoutOpenCVImageWorkSaysSo) {
+  const string off = "USE_OPENCV=OFF";
+  test::WriteTextFile(color_, "\x89PNG not decoded here");
+  Datum encoded;
+  ReadFileToDatum(color_, 0, &encoded);  // needs no decoding
+  ExpectErrorNaming([&] { DecodeDatumNative(&encoded); }, {"encoded", off});
+  Datum raw;
+  raw.set_channels(1);
+  raw.set_height(1);
+  raw.set_width(2);
+  raw.set_data("ab");
+  EXPECT_FALSE(DecodeDatumNative(&raw));  // a raw datum passes
+  DataTransformer<float> transformer(TransformationParameter(), TEST);
+  Blob<float> blob(1, 1, 1, 2);
+  ExpectErrorNaming([&] { transformer.InferBlobShape(encoded); },
+                    {"encoded", off});
+  ExpectErrorNaming([&] { transformer.Transform(encoded, &blob); },
+                    {"encoded", off});
+  transformer.Transform(raw, &blob);
+  EXPECT_EQ(98, blob.cpu_data()[1]);
+  ExpectErrorNaming([&] { ReadImageToDatum(color_, 0, &raw); },
+                    {color_, off});
+  ExpectErrorNaming(
+      [&] {
+        ConvertImageset(tmp_.path() + "/", tmp_.file("list.txt"),
+                        tmp_.file("db"), ConvertImagesetOptions());
+      },
+      {"convert_imageset", off});
+  for (const string type : {"ImageData", "WindowData"}) {
+    NetParameter param;
+    LayerParameter* layer = param.add_layer();
+    layer->set_name("images");
+    layer->set_type(type);
+    layer->add_top("data");
+    layer->add_top("label");
+    ExpectErrorNaming([&] { Net<float> net(param); },
+                      {"layer 'images'", type + " layer type", off});
+  }
+}
+#endif  // USE_OPENCV
 
 }  // namespace caffe

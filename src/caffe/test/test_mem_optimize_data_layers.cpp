@@ -100,6 +100,7 @@ layer { name: "infogain" type: "InfogainLoss" bottom: "prob" bottom: "flabel"
 )", "filter_threshold_im2col_infogain"), "filter_threshold_im2col_infogain");
 }
 
+#ifdef USE_OPENCV  // the image sources read PNG files
 TEST(MemOptimizeDataLayersTest, ImageDataSource) {
   TempDir tmp;
   std::string list;
@@ -135,6 +136,7 @@ layer { name: "windows" type: "WindowData" top: "data" top: "label"
     fg_threshold: 0.5 bg_threshold: 0.3 fg_fraction: 0.5 } }
 )" + kConvTail, "window_data"), "window_data");
 }
+#endif  // USE_OPENCV
 
 TEST(MemOptimizeDataLayersTest, MemoryDataSource) {
   // Six items of 1x9x9 with labels 0..2, the same arrays for every run.

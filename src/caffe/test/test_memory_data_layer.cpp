@@ -1,7 +1,9 @@
 // Tests of the MemoryData layer.
 #include <gtest/gtest.h>
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
+#endif
 
 #include <vector>
 
@@ -91,6 +93,7 @@ TYPED_TEST(MemoryDataLayerTest, AddDatumVectorTransforms) {
   layer.AddDatumVector(datums);
 }
 
+#ifdef USE_OPENCV  // AddMatVector exists only with OpenCV
 TYPED_TEST(MemoryDataLayerTest, AddMatVector) {
   MemoryDataLayer<TypeParam> layer(this->MakeParam(1, 3, 2, 3));
   layer.SetUp(this->bottom_, this->top_);
@@ -103,6 +106,7 @@ TYPED_TEST(MemoryDataLayerTest, AddMatVector) {
   EXPECT_EQ(8, this->label_.cpu_data()[0]);
   EXPECT_EQ(test::PatternValue(1, 1, 2, 1), this->data_.data_at(0, 1, 1, 2));
 }
+#endif  // USE_OPENCV
 
 TYPED_TEST(MemoryDataLayerTest, BadParamsThrow) {
   MemoryDataLayer<TypeParam> layer(this->MakeParam(2, 0, 2, 2));

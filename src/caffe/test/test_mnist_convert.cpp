@@ -16,6 +16,13 @@ using test::TempDir;
 using test::WriteIdxImages;
 using test::WriteIdxLabels;
 
+// The backends this build has (LevelDB is optional: USE_LEVELDB).
+const vector<string> kBackends = {
+#ifdef USE_LEVELDB
+    "leveldb",
+#endif
+    "lmdb"};
+
 class MnistConvertTest : public ::testing::Test {
  protected:
   // num images of 3 x 4; pixel j of image i is (37 i + j) mod 256.
@@ -74,8 +81,8 @@ class MnistConvertTest : public ::testing::Test {
 
 TEST_F(MnistConvertTest, SiamesePairsAreTwoImagesLabelledBySameClass) {
   MakeInputs(20, false);
-  for (const char* backend : {"leveldb", "lmdb"}) {
-    const string path = tmp_.file(string("pairs_") + backend);
+  for (const string& backend : kBackends) {
+    const string path = tmp_.file("pairs_" + backend);
     EXPECT_EQ(20, ConvertMnistSiamese(images_, labels_file_, path, backend,
                                       11));
     std::unique_ptr<db::DB> db(db::GetDB(backend));
@@ -192,7 +199,7 @@ TEST_F(MnistConvertTest, MissingInputAndExistingOutput) {
 
 TEST_F(MnistConvertTest, ComputeImageMeanOfConvertedDb) {
   MakeInputs(4, false);
-  for (const string backend : {"lmdb", "leveldb"}) {
+  for (const string& backend : kBackends) {
     const string db = tmp_.file("db_" + backend);
     ConvertMnist(images_, labels_file_, db, backend);
     BlobProto mean;

@@ -1,5 +1,8 @@
 // Tests of the WindowData layer on a small window file with generated
 // single-colour images, whose warped windows keep their colour exactly.
+// They need OpenCV (USE_OPENCV); a build without it checks the layer's
+// error in test_image_io.cpp instead.
+#ifdef USE_OPENCV
 #include <gtest/gtest.h>
 
 #include <string>
@@ -219,3 +222,4 @@ TYPED_TEST(WindowDataLayerTest, ErrorsNameTheFile) {
 }
 
 }  // namespace caffe
+#endif  // USE_OPENCV

@@ -1,7 +1,9 @@
 #include "caffe/util/dataset_tools.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/core/core.hpp>
 #include <opencv2/imgcodecs/imgcodecs.hpp>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -25,6 +27,7 @@ string FormatInt(int n, int digits) {
   return buffer;
 }
 
+#ifdef USE_OPENCV
 // The encoding convert_imageset guesses from a file name: its extension.
 string GuessEncoding(const string& filename) {
   const size_t dot = filename.rfind('.');
@@ -38,6 +41,7 @@ string GuessEncoding(const string& filename) {
                  [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
+#endif  // USE_OPENCV
 
 }  // namespace
 
@@ -53,6 +57,7 @@ vector<string> SplitCommaList(const string& list) {
   return parts;
 }
 
+#ifdef USE_OPENCV
 int ConvertImageset(const string& root_folder, const string& list_file,
                     const string& db_path,
                     const ConvertImagesetOptions& options) {
@@ -148,6 +153,15 @@ int ConvertImageset(const string& root_folder, const string& list_file,
   db->Close();
   return count;
 }
+#else   // !USE_OPENCV
+// Even encoded output decodes each image (channels, check_size), so there
+// is nothing this build can convert; say so before creating the database.
+int ConvertImageset(const string& root_folder, const string& list_file,
+                    const string& db_path,
+                    const ConvertImagesetOptions& options) {
+  ThrowOpenCVMissing("convert_imageset (reading image files)");
+}
+#endif  // USE_OPENCV
 
 namespace {
 

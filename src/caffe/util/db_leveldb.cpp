@@ -1,5 +1,8 @@
 #include "caffe/util/db_leveldb.hpp"
 
+// Compiled to nothing without LevelDB (USE_LEVELDB=OFF): db.cpp's GetDB
+// refuses the backend instead.
+#ifdef USE_LEVELDB
 namespace caffe {
 namespace db {
 
@@ -101,3 +104,4 @@ void LevelDBTransaction::Commit() {
 
 }  // namespace db
 }  // namespace caffe
+#endif  // USE_LEVELDB

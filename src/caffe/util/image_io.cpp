@@ -1,7 +1,9 @@
 #include "caffe/util/image_io.hpp"
 
+#ifdef USE_OPENCV
 #include <opencv2/imgcodecs/imgcodecs.hpp>
 #include <opencv2/imgproc/imgproc.hpp>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +18,13 @@
 
 namespace caffe {
 
+void ThrowOpenCVMissing(const string& what) {
+  throw Error(what + " needs OpenCV, and this build of LeanCaffe was "
+              "configured with USE_OPENCV=OFF (reconfigure with "
+              "-DUSE_OPENCV=ON to use it)");
+}
+
+#ifdef USE_OPENCV
 namespace {
 
 // OpenCV reports unknown or damaged files by returning an empty Mat, but
@@ -148,6 +157,13 @@ bool ReadImageToDatum(const string& filename, int label, int height,
   datum->set_encoded(true);
   return true;
 }
+#else   // !USE_OPENCV
+bool ReadImageToDatum(const string& filename, int label, int height,
+                      int width, bool is_color, const string& encoding,
+                      Datum* datum) {
+  ThrowOpenCVMissing("reading image file '" + filename + "'");
+}
+#endif  // USE_OPENCV
 
 bool ReadFileToDatum(const string& filename, int label, Datum* datum) {
   std::ifstream file(filename.c_str(), std::ios::binary);
@@ -165,6 +181,7 @@ bool ReadFileToDatum(const string& filename, int label, Datum* datum) {
   return true;
 }
 
+#ifdef USE_OPENCV
 cv::Mat DecodeDatumToCVMatNative(const Datum& datum) {
   return DecodeBytes(datum, cv::IMREAD_ANYCOLOR);
 }
@@ -213,6 +230,17 @@ void CVMatToDatum(const cv::Mat& cv_img, Datum* datum) {
   }
   datum->set_data(buffer);
 }
+#else   // !USE_OPENCV
+// A raw datum needs no decoding, so it passes as with OpenCV.
+bool DecodeDatumNative(Datum* datum) {
+  if (!datum->encoded()) return false;
+  ThrowOpenCVMissing("decoding an encoded (compressed image) Datum");
+}
+
+bool DecodeDatum(Datum* datum, bool is_color) {
+  return DecodeDatumNative(datum);
+}
+#endif  // USE_OPENCV
 
 vector<ImageListEntry> ReadImageList(const string& list_file) {
   std::ifstream infile(list_file.c_str());
