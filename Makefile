@@ -3,12 +3,16 @@
 #   make test   install deps, build, run the whole test suite
 #   make test-asan  the whole suite under ASan + UBSan (clang, build_asan/)
 #   make fuzz   every fuzz target for FUZZ_SECONDS (default 60) each
+#   make gpu-bundle  GPU tests and their libraries in .gpu/ for a GPU machine,
+#               where scripts/gpu_check.sh runs every GPU test and benchmark
+#   make test-gpu    the gpu-labelled tests of the local build (they skip,
+#               saying why, where there is no GPU)
 JOBS ?= 2
 BUILD_DIR ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 .PHONY: all deps build test demo bench bench-memory bench-recompute clean \
-	test-asan fuzz
+	test-asan fuzz gpu-bundle test-gpu
 
 all: build
 
@@ -33,6 +37,12 @@ test-asan: deps
 fuzz: deps
 	JOBS=$(JOBS) bash scripts/fuzz.sh
 
+gpu-bundle: deps
+	JOBS=$(JOBS) bash scripts/gpu_bundle.sh
+
+test-gpu: build
+	cd $(BUILD_DIR) && ctest -L gpu --output-on-failure
+
 demo: build
 	bash scripts/demo.sh
 
@@ -46,4 +56,4 @@ bench-recompute: build
 	bash bench/recompute/run_recompute_bench.sh
 
 clean:
-	rm -rf $(BUILD_DIR) build_asan
+	rm -rf $(BUILD_DIR) build_asan build_gpu .gpu

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 BUILD=${ASAN_BUILD_DIR:-build_asan}
 JOBS=${JOBS:-2}
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -DLEANCAFFE_FUZZ=ON \
+  CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -DLEANCAFFE_FUZZ=ON -DUSE_CUDA=OFF \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_FLAGS_RELEASE="-O1 -g" -DCMAKE_C_FLAGS_RELEASE="-O1 -g"
 fi

@@ -147,20 +147,26 @@ class Caffe {
   static Caffe& Get();
 
   static Brew mode() { return Get().mode_; }
-  // GPU mode is refused (caffe::Error) in a build without a GPU back end:
-  // layers would otherwise fall back to their CPU code silently, outside
-  // any plan.
-  static void set_mode(Brew mode) {
-    if (mode == GPU) {
-      NO_GPU << " Caffe::set_mode(Caffe::GPU) refused; the mode stays CPU.";
-    }
-    Get().mode_ = mode;
-  }
+  // GPU mode needs a CUDA build and a usable device: otherwise it is
+  // refused (caffe::Error saying why) and the mode stays CPU, since layers
+  // would otherwise fall back to their CPU code silently, outside any plan.
+  static void set_mode(Brew mode);
+  // The CUDA device this thread uses (cudaSetDevice); GPU 0 until set.
+  static int device() { return Get().device_; }
   // Seeds the random generator used by fillers, dropout and shuffling.
   static void set_random_seed(unsigned int seed);
+  // Selects GPU device_id for this thread (caffe::Error when it does not
+  // exist or this build has no CUDA).
   static void SetDevice(int device_id);
+  // Logs the current device's properties (or why there is none).
   static void DeviceQuery();
+  // True when device_id exists and a context can be made on it.
   static bool CheckDevice(int device_id);
+  // Number of usable GPUs (0 in a CPU-only build or without a device);
+  // `why`, if given, says why there are none.
+  static int GpuCount(string* why = nullptr);
+  // Waits for the GPU's queued work in GPU mode (timers); no-op on the CPU.
+  static void Synchronize();
   // The data-parallel job (parallel/distributed.hpp): how many ranks
   // train together and which one this thread belongs to.  Data layers
   // shard records by them; only the root solver writes snapshots.
@@ -178,6 +184,7 @@ class Caffe {
  private:
   Caffe();
   Brew mode_;
+  int device_;
   int solver_count_;
   int solver_rank_;
   RNG rng_;

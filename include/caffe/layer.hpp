@@ -34,6 +34,45 @@
 
 namespace caffe {
 
+// A layer with GPU code declares its GPU overrides with this (in its
+// protected section) and defines them in its .cu file, which holds kernel
+// launches of the bodies its .cpp runs on the CPU.  Empty without CUDA.
+#ifdef USE_CUDA
+#define DECLARE_GPU_FORWARD_BACKWARD                                     \
+  void Forward_gpu(const vector<Blob<Dtype>*>& bottom,                   \
+                   const vector<Blob<Dtype>*>& top) override;            \
+  void Backward_gpu(const vector<Blob<Dtype>*>& top,                     \
+                    const vector<bool>& propagate_down,                  \
+                    const vector<Blob<Dtype>*>& bottom) override
+#else
+#define DECLARE_GPU_FORWARD_BACKWARD static_assert(true, "")
+#endif
+
+// A layer whose forward and backward are written once over a launch
+// policy (CpuLaunch/GpuLaunch, util/elementwise.hpp) declares them with
+// this; <layer>_compute.hpp defines them, its .cpp and .cu instantiate.
+#define DECLARE_LAUNCH_POLICY_BODIES                                     \
+  template <typename Launch>                                             \
+  void ForwardWith(const Launch& launch,                                 \
+                   const vector<Blob<Dtype>*>& bottom,                   \
+                   const vector<Blob<Dtype>*>& top);                     \
+  template <typename Launch>                                             \
+  void BackwardWith(const Launch& launch, const vector<Blob<Dtype>*>& top, \
+                    const vector<bool>& propagate_down,                  \
+                    const vector<Blob<Dtype>*>& bottom)
+
+#define INSTANTIATE_LAYER_GPU_FUNCS(classname)                          \
+  template void classname<float>::Forward_gpu(                          \
+      const vector<Blob<float>*>&, const vector<Blob<float>*>&);        \
+  template void classname<double>::Forward_gpu(                         \
+      const vector<Blob<double>*>&, const vector<Blob<double>*>&);      \
+  template void classname<float>::Backward_gpu(                         \
+      const vector<Blob<float>*>&, const vector<bool>&,                 \
+      const vector<Blob<float>*>&);                                     \
+  template void classname<double>::Backward_gpu(                        \
+      const vector<Blob<double>*>&, const vector<bool>&,                \
+      const vector<Blob<double>*>&)
+
 template <typename Dtype>
 class Layer {
  public:

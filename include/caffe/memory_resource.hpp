@@ -17,6 +17,11 @@
 //    8: double) over `count` elements.
 //  * HostMemory() is the process-wide host resource: CaffeMallocHost, so
 //    its bytes count in HostBytesInUse/HostBytesPeak.
+//  * DeviceMemory() is the current GPU's resource (cudaMalloc, counted in
+//    DeviceBytesInUse/DeviceBytesPeak); on_device() is true for it.  Its
+//    Allocate throws caffe::Error naming the size, the GPU and its free
+//    memory when the card is full.  In a CPU-only build DeviceMemory()
+//    throws caffe::Error, and the counters stay 0.
 //  * Shared(resource, bytes): an owning handle that frees through the
 //    resource when its last copy goes (what SyncedMemory keepers hold).
 #ifndef CAFFE_MEMORY_RESOURCE_HPP_
@@ -36,9 +41,15 @@ class MemoryResource {
   virtual void Fill(void* p, unsigned char value, size_t bytes) = 0;
   virtual void FillNaN(void* p, size_t count, size_t element_bytes) = 0;
   virtual void Copy(void* dst, const void* src, size_t bytes) = 0;
+  // True for GPU memory: the binder then places SyncedMemory's GPU head.
+  virtual bool on_device() const { return false; }
 };
 
 MemoryResource* HostMemory();
+MemoryResource* DeviceMemory();
+size_t DeviceBytesInUse();
+size_t DeviceBytesPeak();
+void ResetDeviceBytesPeak();
 
 std::shared_ptr<char> Shared(MemoryResource* resource, size_t bytes);
 

@@ -7,6 +7,14 @@
 // planner's arena, a Python array); the buffer then never frees it.  In a
 // build without CUDA the GPU head refuses with caffe::Error.
 //
+// The GPU head (USE_CUDA): the same lazy allocation from DeviceMemory(),
+// and copies between the heads on demand, as in Caffe (head() says which
+// side is current).  set_gpu_data(p, keeper) is the GPU twin of
+// set_cpu_data: the plan's device arena binds there.  The memory planner
+// places one head only -- the GPU head when the net was planned in GPU
+// mode -- and Place/placed_ptr/ReleasePlaced name that head, so the binder
+// is the same code for both devices.
+//
 // The readability guard: the memory planner's binder marks a buffer "not
 // readable" when it hands the buffer's bytes to another buffer (or binds it
 // to bytes nothing has written yet).  While marked, the read accessors
@@ -50,6 +58,7 @@ class SyncedMemory {
   void set_cpu_data(void* data, std::shared_ptr<void> keeper);
   const void* gpu_data();
   void set_gpu_data(void* data);
+  void set_gpu_data(void* data, std::shared_ptr<void> keeper);
   void* mutable_cpu_data();
   void* mutable_gpu_data();
 
@@ -69,6 +78,33 @@ class SyncedMemory {
   // bytes): a view handed to Python or Octave holds a copy, so a re-plan
   // never leaves it reading freed memory.
   const std::shared_ptr<void>& cpu_keeper() const { return cpu_keeper_; }
+  void* gpu_ptr() const { return gpu_ptr_; }
+  const std::shared_ptr<void>& gpu_keeper() const { return gpu_keeper_; }
+  bool owns_gpu_data() const { return own_gpu_data_; }
+  // Drops external GPU bytes (set_gpu_data with a keeper), as
+  // release_cpu_data does for the CPU head.
+  void release_gpu_data();
+
+  // The head a memory plan places (the GPU head when `device`): the
+  // binder's view, so one binder serves both devices.
+  void Place(bool device, void* data, std::shared_ptr<void> keeper) {
+    if (device) {
+      set_gpu_data(data, std::move(keeper));
+    } else {
+      set_cpu_data(data, std::move(keeper));
+    }
+  }
+  void* placed_ptr(bool device) const { return device ? gpu_ptr_ : cpu_ptr_; }
+  const std::shared_ptr<void>& placed_keeper(bool device) const {
+    return device ? gpu_keeper_ : cpu_keeper_;
+  }
+  void ReleasePlaced(bool device) {
+    if (device) {
+      release_gpu_data();
+    } else {
+      release_cpu_data();
+    }
+  }
 
   // The guard (see the file comment).  The message is subject + cause +
   // fix: the binder shares one subject/fix pair per buffer and one cause
@@ -102,6 +138,7 @@ class SyncedMemory {
   bool own_gpu_data_;
   MemoryResource* host_;  // where the CPU head's own bytes come from
   std::shared_ptr<void> cpu_keeper_;
+  std::shared_ptr<void> gpu_keeper_;
   std::shared_ptr<const NotReadableNote> not_readable_note_;
   std::shared_ptr<const std::string> not_readable_cause_;
 

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <csignal>
 
+#include "caffe/util/cuda.hpp"
+
 namespace caffe {
 
 Caffe& Caffe::Get() {
@@ -12,7 +14,7 @@ Caffe& Caffe::Get() {
   return instance;
 }
 
-Caffe::Caffe() : mode_(CPU), solver_count_(1), solver_rank_(0) {
+Caffe::Caffe() : mode_(CPU), device_(0), solver_count_(1), solver_rank_(0) {
   // Unseeded runs differ from run to run, as in Caffe (random_seed: -1).
   rng_.seed(static_cast<unsigned int>(
       std::chrono::high_resolution_clock::now().time_since_epoch().count()));
@@ -20,9 +22,16 @@ Caffe::Caffe() : mode_(CPU), solver_count_(1), solver_rank_(0) {
 
 void Caffe::set_random_seed(unsigned int seed) { Get().rng_.seed(seed); }
 
+#ifndef USE_CUDA
+
+void Caffe::set_mode(Brew mode) {
+  if (mode == GPU)
+    NO_GPU << " Caffe::set_mode(Caffe::GPU) refused; the mode stays CPU.";
+  Get().mode_ = mode;
+}
+
 void Caffe::SetDevice(int device_id) {
-  (void)device_id;
-  NO_GPU;
+  NO_GPU << " (asked for GPU " << device_id << ")";
 }
 
 void Caffe::DeviceQuery() {
@@ -33,6 +42,84 @@ bool Caffe::CheckDevice(int device_id) {
   (void)device_id;
   return false;
 }
+
+int Caffe::GpuCount(string* why) {
+  if (why) *why = "no GPU support in this LeanCaffe build (CPU only)";
+  return 0;
+}
+
+void Caffe::Synchronize() {}
+
+#else  // USE_CUDA
+
+void Caffe::set_mode(Brew mode) {
+  if (mode == GPU) {
+    string why;
+    if (caffe::GpuCount(&why) == 0)
+      throw Error("Caffe::set_mode(Caffe::GPU) refused, the mode stays CPU: " +
+                  why);
+    CUDA_CHECK(cudaSetDevice(Get().device_));
+  }
+  Get().mode_ = mode;
+}
+
+void Caffe::SetDevice(int device_id) {
+  string why;
+  const int count = caffe::GpuCount(&why);
+  CAFFE_CHECK(count > 0) << "cannot use GPU " << device_id << ": " << why;
+  CAFFE_CHECK(device_id >= 0 && device_id < count)
+      << "GPU " << device_id << " does not exist: this machine has " << count
+      << " GPU" << (count == 1 ? "" : "s") << " (ids 0 to " << count - 1
+      << ")";
+  CUDA_CHECK(cudaSetDevice(device_id));
+  Get().device_ = device_id;
+}
+
+void Caffe::DeviceQuery() {
+  string why;
+  if (caffe::GpuCount(&why) == 0) {
+    LOG(INFO) << why;
+    return;
+  }
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  cudaDeviceProp p;
+  CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  LOG(INFO) << "Device id:                     " << device;
+  LOG(INFO) << "Name:                          " << p.name;
+  LOG(INFO) << "Compute capability:            " << p.major << "." << p.minor;
+  LOG(INFO) << "Total global memory:           " << p.totalGlobalMem;
+  LOG(INFO) << "Free global memory:            " << free_bytes;
+  LOG(INFO) << "Total shared memory per block: " << p.sharedMemPerBlock;
+  LOG(INFO) << "Total registers per block:     " << p.regsPerBlock;
+  LOG(INFO) << "Warp size:                     " << p.warpSize;
+  LOG(INFO) << "Maximum threads per block:     " << p.maxThreadsPerBlock;
+  LOG(INFO) << "Number of multiprocessors:     " << p.multiProcessorCount;
+  LOG(INFO) << "L2 cache size:                 " << p.l2CacheSize;
+  LOG(INFO) << "Integrated:                    "
+            << (p.integrated ? "Yes" : "No");
+}
+
+bool Caffe::CheckDevice(int device_id) {
+  if (device_id < 0 || device_id >= caffe::GpuCount(nullptr)) return false;
+  // A context can be made: cudaFree(0) forces one on the device.
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess) return false;
+  const bool ok = cudaSetDevice(device_id) == cudaSuccess &&
+                  cudaFree(nullptr) == cudaSuccess;
+  cudaSetDevice(previous);
+  return ok;
+}
+
+int Caffe::GpuCount(string* why) { return caffe::GpuCount(why); }
+
+void Caffe::Synchronize() {
+  if (mode() == GPU) CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+#endif  // USE_CUDA
 
 unsigned int caffe_rng_rand() { return Caffe::rng()(); }
 

@@ -49,6 +49,16 @@ MemoryResource* HostMemory() {
   return &host;
 }
 
+#ifndef USE_CUDA
+MemoryResource* DeviceMemory() {
+  NO_GPU << " (asked for device memory)";
+  return nullptr;
+}
+size_t DeviceBytesInUse() { return 0; }
+size_t DeviceBytesPeak() { return 0; }
+void ResetDeviceBytesPeak() {}
+#endif
+
 std::shared_ptr<char> Shared(MemoryResource* resource, size_t bytes) {
   char* p = static_cast<char*>(resource->Allocate(bytes));
   return std::shared_ptr<char>(

@@ -31,6 +31,7 @@ namespace {
 }
 
 double MsSince(std::chrono::steady_clock::time_point start) {
+  Caffe::Synchronize();  // time GPU work, not its launch
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
       .count();
@@ -266,7 +267,11 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   if (planned) {
     LendKeptOutputs();
     graph_source_.reset(new NetGraphSource<Dtype>(this));
-    memory_.reset(new NetMemory(graph_source_.get(), mp));
+    // The plan binds where this net will run: the GPU's memory when the
+    // net is made in GPU mode (as Caffe users set the mode first).
+    memory_.reset(new NetMemory(
+        graph_source_.get(), mp,
+        Caffe::mode() == Caffe::GPU ? DeviceMemory() : HostMemory()));
     memory_->Plan();
     CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);
     memory_->Apply();
@@ -590,6 +595,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     const int step = ForwardStepOf(i);
     BeforeStep(step);
     RunCallbacks(before_forward_, i);
+    if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
     const auto start_time = std::chrono::steady_clock::now();
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
@@ -647,6 +653,7 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     const int step = BackwardStepOf(i);
     BeforeStep(step);
     RunCallbacks(before_backward_, i);
+    if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
     const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
@@ -737,6 +744,7 @@ void Net<Dtype>::Recompute(int segment) {
     const int step = memory_->RecomputeStep(i);
     BeforeStep(step);
     layers_[i]->set_recomputing(true);
+    if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
     const auto start_time = std::chrono::steady_clock::now();
     try {
       layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);

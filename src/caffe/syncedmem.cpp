@@ -59,18 +59,33 @@ SyncedMemory::SyncedMemory(size_t size)
 
 SyncedMemory::~SyncedMemory() {
   if (cpu_ptr_ && own_cpu_data_) host_->Free(cpu_ptr_, size_);
+#ifdef USE_CUDA
+  if (gpu_ptr_ && own_gpu_data_) DeviceMemory()->Free(gpu_ptr_, size_);
+#endif
 }
 
 void SyncedMemory::to_cpu() {
   switch (head_) {
     case UNINITIALIZED:
-      cpu_ptr_ = host_->Allocate(size_);
+      // A head dropped by release_*_data may still hold its own bytes.
+      if (!cpu_ptr_) {
+        cpu_ptr_ = host_->Allocate(size_);
+        own_cpu_data_ = true;
+      }
       host_->Fill(cpu_ptr_, 0, size_);
       head_ = HEAD_AT_CPU;
-      own_cpu_data_ = true;
       break;
     case HEAD_AT_GPU:
+#ifdef USE_CUDA
+      if (!cpu_ptr_) {
+        cpu_ptr_ = host_->Allocate(size_);
+        own_cpu_data_ = true;
+      }
+      DeviceMemory()->Copy(cpu_ptr_, gpu_ptr_, size_);
+      head_ = SYNCED;
+#else
       NO_GPU;
+#endif
       break;
     case HEAD_AT_CPU:
     case SYNCED:
@@ -78,7 +93,34 @@ void SyncedMemory::to_cpu() {
   }
 }
 
-void SyncedMemory::to_gpu() { NO_GPU; }
+void SyncedMemory::to_gpu() {
+#ifdef USE_CUDA
+  MemoryResource* device = DeviceMemory();
+  switch (head_) {
+    case UNINITIALIZED:
+      if (!gpu_ptr_) {
+        gpu_ptr_ = device->Allocate(size_);
+        own_gpu_data_ = true;
+      }
+      device->Fill(gpu_ptr_, 0, size_);
+      head_ = HEAD_AT_GPU;
+      break;
+    case HEAD_AT_CPU:
+      if (!gpu_ptr_) {
+        gpu_ptr_ = device->Allocate(size_);
+        own_gpu_data_ = true;
+      }
+      device->Copy(gpu_ptr_, cpu_ptr_, size_);
+      head_ = SYNCED;
+      break;
+    case HEAD_AT_GPU:
+    case SYNCED:
+      break;
+  }
+#else
+  NO_GPU;
+#endif
+}
 
 const void* SyncedMemory::cpu_data() {
   if (not_readable_cause_) ThrowNotReadable();
@@ -104,7 +146,15 @@ void SyncedMemory::release_cpu_data() {
   if (own_cpu_data_ || !cpu_ptr_) return;
   cpu_ptr_ = nullptr;
   cpu_keeper_.reset();
-  head_ = UNINITIALIZED;
+  head_ = (head_ == SYNCED) ? HEAD_AT_GPU : UNINITIALIZED;
+  ClearNotReadable();
+}
+
+void SyncedMemory::release_gpu_data() {
+  if (own_gpu_data_ || !gpu_ptr_) return;
+  gpu_ptr_ = nullptr;
+  gpu_keeper_.reset();
+  head_ = (head_ == SYNCED) ? HEAD_AT_CPU : UNINITIALIZED;
   ClearNotReadable();
 }
 
@@ -114,9 +164,22 @@ const void* SyncedMemory::gpu_data() {
   return gpu_ptr_;
 }
 
-void SyncedMemory::set_gpu_data(void* data) {
+void SyncedMemory::set_gpu_data(void* data) { set_gpu_data(data, nullptr); }
+
+void SyncedMemory::set_gpu_data(void* data, std::shared_ptr<void> keeper) {
+#ifdef USE_CUDA
+  CAFFE_CHECK(data) << "set_gpu_data needs a non-null pointer";
+  if (own_gpu_data_) DeviceMemory()->Free(gpu_ptr_, size_);
+  gpu_ptr_ = data;
+  gpu_keeper_ = std::move(keeper);
+  head_ = HEAD_AT_GPU;
+  own_gpu_data_ = false;
+  ClearNotReadable();
+#else
   (void)data;
+  (void)keeper;
   NO_GPU;
+#endif
 }
 
 void* SyncedMemory::mutable_cpu_data() {
@@ -129,6 +192,7 @@ void* SyncedMemory::mutable_cpu_data() {
 void* SyncedMemory::mutable_gpu_data() {
   ClearNotReadable();
   to_gpu();
+  head_ = HEAD_AT_GPU;
   return gpu_ptr_;
 }
 

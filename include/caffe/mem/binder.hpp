@@ -23,6 +23,10 @@
 //    not share are released (they allocate their own bytes on next use).
 //  * Detach(memory) takes every lifetime of a memory out of the plan and
 //    gives it bytes of its own, copying a readable value over.
+//  * The resource decides the device: a GPU resource (on_device()) places
+//    each SyncedMemory's GPU head, a host one its CPU head
+//    (SyncedMemory::Place); the other head stays the memory's own.  The
+//    same code runs both.
 //  * Knows nothing of Net: buffers come as SyncedMemory pointers.
 #ifndef CAFFE_MEM_BINDER_HPP_
 #define CAFFE_MEM_BINDER_HPP_
@@ -83,6 +87,7 @@ class Binder {
   void Poison(int r);
 
   MemoryResource* resource_;
+  bool device_;  // resource_ is GPU memory: the binder places GPU heads
   Binding b_;
   BlockPool pool_;
   std::vector<std::shared_ptr<char> > slots_;

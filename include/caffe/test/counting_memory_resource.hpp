@@ -7,7 +7,9 @@
 //  * Fill, FillNaN and Copy on freed bytes are recorded as use after free;
 //  * WrittenAfterFree() finds any other write into freed bytes (the pattern
 //    changed), and IsLive(p) says whether p points into a live block.
-// Tests assert errors().empty() after running.
+// Tests assert errors().empty() after running.  Constructed with
+// device = true it says on_device() (its bytes are still host memory), so
+// the binder's GPU placement can be tested on a machine without a GPU.
 #ifndef CAFFE_TEST_COUNTING_MEMORY_RESOURCE_HPP_
 #define CAFFE_TEST_COUNTING_MEMORY_RESOURCE_HPP_
 
@@ -26,11 +28,13 @@ class CountingMemoryResource : public MemoryResource {
  public:
   static const unsigned char kFreedPattern = 0xDB;
 
+  explicit CountingMemoryResource(bool device = false) : device_(device) {}
   ~CountingMemoryResource() override {
     for (auto& b : live_) std::free(b.first);
     for (auto& b : freed_) std::free(b.first);
   }
   const char* name() const override { return "counting"; }
+  bool on_device() const override { return device_; }
 
   void* Allocate(size_t bytes) override {
     if (bytes == 0) return nullptr;
@@ -111,6 +115,7 @@ class CountingMemoryResource : public MemoryResource {
     if (IsFreed(p)) errors_.push_back(std::string(what) + " freed memory");
   }
 
+  bool device_;
   std::map<char*, size_t> live_, freed_;
   int allocations_ = 0, frees_ = 0, nan_fills_ = 0;
   size_t live_bytes_ = 0, peak_bytes_ = 0;

@@ -6,9 +6,11 @@
 //    Caffe::mode().  Used by the loss sum in Layer::Forward,
 //    Net::ClearParamDiffs, Blob::Update and the solvers' update math, so a
 //    GPU back end adds its branch in blob_math.cpp, not at those sites.
-//  * This build keeps every blob on the host: each function calls the same
-//    host routine (math_functions.hpp) the call site used before, so results
-//    are bit-identical to it.
+//  * In CPU mode each function calls the same host routine
+//    (math_functions.hpp) the call site used before, so results are
+//    bit-identical to it.  In GPU mode (a USE_CUDA build) the parts are
+//    taken on the device and GPU kernels or cuBLAS run: parameters, their
+//    diffs and solver history stay on the GPU, with no host round trip.
 //  * Shapes must agree: every part given to one call has the count of the
 //    last (output) part; a mismatch is an InternalError (callers size their
 //    blobs alike, a user cannot cause it).

@@ -14,6 +14,10 @@
 //    the inner loop is a plain loop the compiler can vectorize.
 //  * GrainFor(work_per_index): a grain that gives each range about
 //    kElementGrain elements of work, so small tensors run inline.
+//  * CpuLaunch (here) and GpuLaunch (gpu_launch.cuh) are launch policies:
+//    a layer whose compute logic is a template over the policy is written
+//    once, in a header its .cpp instantiates with CpuLaunch and its .cu
+//    with GpuLaunch; `Launch::gpu` picks host or device pointers.
 #ifndef CAFFE_UTIL_ELEMENTWISE_HPP_
 #define CAFFE_UTIL_ELEMENTWISE_HPP_
 
@@ -43,6 +47,14 @@ void ForEach(long n, long grain, const Body& body) {
     for (long i = begin; i < end; ++i) body(i);
   });
 }
+
+struct CpuLaunch {
+  static constexpr bool gpu = false;
+  template <typename Body>
+  void operator()(long n, long grain, const Body& body) const {
+    ForEach(n, grain, body);
+  }
+};
 
 // Bodies shared by the per-channel layers (Scale, Bias), over a tensor
 // laid out as (outer, channels, inner).

@@ -7,7 +7,7 @@ namespace caffe {
 namespace mem {
 
 Binder::Binder(MemoryResource* resource)
-    : resource_(resource), pool_(resource) {}
+    : resource_(resource), device_(resource->on_device()), pool_(resource) {}
 
 void Binder::Bind(const Binding& binding) {
   b_ = binding;
@@ -75,7 +75,7 @@ void Binder::BindStatic() {
     if (two_lives.count(b_.memory[i]))
       repoint_at_[r.first_step].push_back(static_cast<int>(i));
     if (b_.lifetime[i] == 0)
-      b_.memory[i]->set_cpu_data(address_[i], keeper_[i]);
+      b_.memory[i]->Place(device_, address_[i], keeper_[i]);
   }
   std::vector<int> memory_of(b_.requests.size());
   std::map<SyncedMemory*, int> id;
@@ -95,7 +95,8 @@ void Binder::ReleaseUnplaced() {
     if (b_.requests[i].shareable && b_.requests[i].bytes > 0)
       shared.insert(b_.memory[i]);
   auto release = [&](SyncedMemory* m) {
-    if (m && m->cpu_keeper() && !shared.count(m)) m->release_cpu_data();
+    if (m && m->placed_keeper(device_) && !shared.count(m))
+      m->ReleasePlaced(device_);
   };
   for (SyncedMemory* m : b_.all_memories) release(m);
   for (SyncedMemory* m : b_.memory) release(m);
@@ -105,13 +106,15 @@ void Binder::Mark(int r, const char* place,
                   const std::shared_ptr<const std::string>& cause) {
   if (!marks_ || detached_[r]) return;
   SyncedMemory* m = b_.memory[r];
-  if (m->cpu_ptr() == place) m->MarkNotReadable(b_.notes.note[r], cause);
+  if (m->placed_ptr(device_) == place)
+    m->MarkNotReadable(b_.notes.note[r], cause);
 }
 
 void Binder::Poison(int r) {
   const size_t count = b_.requests[r].bytes / b_.element_bytes;
-  resource_->FillNaN(b_.memory[r]->mutable_cpu_data(), count,
-                     b_.element_bytes);
+  SyncedMemory* m = b_.memory[r];
+  resource_->FillNaN(device_ ? m->mutable_gpu_data() : m->mutable_cpu_data(),
+                     count, b_.element_bytes);
   Mark(r, address_[r], b_.notes.poisoned);
 }
 
@@ -120,7 +123,7 @@ void Binder::BeforeStep(int step) {
   if (!b_.dynamic) {
     for (int r : repoint_at_[step]) {
       if (detached_[r]) continue;
-      b_.memory[r]->set_cpu_data(address_[r], keeper_[r]);
+      b_.memory[r]->Place(device_, address_[r], keeper_[r]);
       Mark(r, address_[r], b_.notes.not_computed);
     }
     // Whatever shares bytes with a buffer starting now is overwritten.
@@ -141,7 +144,7 @@ void Binder::BeforeStep(int step) {
     if (previous >= 0) Mark(previous, block.get(), b_.notes.reuse_cause[r]);
     address_[r] = block.get();
     keeper_[r] = block;
-    b_.memory[r]->set_cpu_data(block.get(), block);
+    b_.memory[r]->Place(device_, block.get(), block);
     Mark(r, address_[r], b_.notes.not_computed);
   }
 }
@@ -168,10 +171,15 @@ void Binder::Detach(SyncedMemory* memory) {
     if (b_.dynamic) pool_.Give(static_cast<int>(i));  // the memory keeps it
   }
   if (first < 0) return;  // pinned, or detached already
-  const bool readable = memory->readable() && memory->cpu_ptr() != nullptr;
+  // The placed head holds the live value: on the GPU, a newer CPU head
+  // (a CPU-only layer wrote it) is copied over first.
+  const bool readable =
+      memory->readable() && memory->placed_ptr(device_) != nullptr;
+  if (readable && device_) memory->gpu_data();
   std::shared_ptr<char> own = Shared(resource_, memory->size());
-  if (readable) resource_->Copy(own.get(), memory->cpu_ptr(), memory->size());
-  memory->set_cpu_data(own.get(), own);
+  if (readable)
+    resource_->Copy(own.get(), memory->placed_ptr(device_), memory->size());
+  memory->Place(device_, own.get(), own);
   if (!readable && marks_)
     memory->MarkNotReadable(b_.notes.note[first], b_.notes.not_computed);
   detached_bytes_ += AlignUp(memory->size());

@@ -175,6 +175,67 @@ TEST_F(BinderTest, DetachKeepsTheValueOutsideThePlan) {
   EXPECT_TRUE(resource_.errors().empty());
 }
 
+#ifdef USE_CUDA
+// A GPU plan places SyncedMemory's GPU heads: one arena, shared bytes, the
+// guard's marks by GPU address, the CPU heads left alone.  The resource is
+// the host double saying on_device(): GPU heads already placed need no
+// CUDA call, so this runs without a GPU.
+TEST_F(BinderTest, AGpuPlanPlacesGpuHeadsAndMarksThem) {
+  CountingMemoryResource device(true);
+  Binder binder(&device);
+  binder.Bind(Make(false));
+  EXPECT_EQ(device.allocations(), 1);
+  for (auto& m : memory_) {
+    EXPECT_TRUE(device.IsLive(m->gpu_ptr()));
+    EXPECT_EQ(m->cpu_ptr(), nullptr);
+    EXPECT_FALSE(m->readable());
+    EXPECT_THROW(m->gpu_data(), BlobNotReadable);
+  }
+  EXPECT_EQ(memory_[0]->gpu_ptr(), memory_[1]->gpu_ptr());
+  for (int s = 0; s < 4; ++s) {
+    binder.BeforeStep(s);
+    for (size_t i = 0; i < requests_.size(); ++i)
+      if (requests_[i].first_step == s) {
+        float* p = static_cast<float*>(memory_[i]->mutable_gpu_data());
+        EXPECT_EQ(p, memory_[i]->gpu_ptr());
+        for (int k = 0; k < 64; ++k) p[k] = static_cast<float>(i + 1);
+      }
+    binder.AfterStep(s);
+  }
+  EXPECT_FALSE(memory_[0]->readable());
+  EXPECT_THROW(memory_[0]->gpu_data(), BlobNotReadable);
+  EXPECT_NE(memory_[0]->NotReadableMessage().find("reused by 'B'"),
+            std::string::npos);
+  EXPECT_EQ(static_cast<const float*>(memory_[1]->gpu_data())[0], 2.0f);
+  EXPECT_EQ(memory_[0]->cpu_ptr(), nullptr);  // no host copy was made
+  EXPECT_TRUE(device.errors().empty());
+  // The memories outlive `device`: let go of its arena first.
+  for (auto& m : memory_) m->release_gpu_data();
+}
+
+TEST_F(BinderTest, AGpuDynamicPoolHandsGpuHeadsItsBlocks) {
+  CountingMemoryResource device(true);
+  Binder binder(&device);
+  binder.Bind(Make(true));
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    for (int s = 0; s < 4; ++s) {
+      binder.BeforeStep(s);
+      for (size_t i = 0; i < requests_.size(); ++i)
+        if (requests_[i].first_step == s) {
+          EXPECT_TRUE(device.IsLive(memory_[i]->gpu_ptr()));
+          static_cast<float*>(memory_[i]->mutable_gpu_data())[0] = 1.0f;
+        }
+      binder.AfterStep(s);
+    }
+  }
+  EXPECT_EQ(device.allocations(), 2);
+  EXPECT_FALSE(memory_[0]->readable());
+  EXPECT_TRUE(memory_[1]->readable());
+  EXPECT_TRUE(device.errors().empty());
+  for (auto& m : memory_) m->release_gpu_data();
+}
+#endif  // USE_CUDA
+
 }  // namespace
 }  // namespace mem
 }  // namespace caffe

@@ -282,6 +282,10 @@ MemoryNeed NetMemoryNeed(const Net<Dtype>& net) {
 template <typename Dtype>
 void CheckMemoryFits(const Net<Dtype>& net, const MemoryNeed& need,
                      const std::string& context) {
+  // In GPU mode activations live on the device, not here: the device
+  // resource refuses an allocation the card cannot hold, naming its free
+  // memory and what to try (memory_resource.hpp).
+  if (Caffe::mode() == Caffe::GPU) return;
   const size_t wanted = need.total() - std::min(need.held, need.total());
   const HostRoom room = HostMemoryRoom();
   if (wanted <= room.bytes) return;

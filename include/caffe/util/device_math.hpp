@@ -1,0 +1,118 @@
+// device_math.hpp: GEMM-based layer code written once for both devices.
+//
+// Contract: each function takes `gpu` and runs on the GPU (device
+// pointers, cuBLAS) when it is true, else on the CPU (host pointers, the
+// CPU BLAS), so a layer's Forward_cpu and Forward_gpu call one body with
+// false and true.  In a CPU-only build gpu == true throws caffe::Error.
+// The accessors move a blob's current value to that device (SyncedMemory).
+#ifndef CAFFE_UTIL_DEVICE_MATH_HPP_
+#define CAFFE_UTIL_DEVICE_MATH_HPP_
+
+#include "caffe/blob.hpp"
+#include "caffe/util/gpu_kernels.hpp"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+const Dtype* DataOn(bool gpu, const Blob<Dtype>& b) {
+  return gpu ? b.gpu_data() : b.cpu_data();
+}
+template <typename Dtype>
+const Dtype* DiffOn(bool gpu, const Blob<Dtype>& b) {
+  return gpu ? b.gpu_diff() : b.cpu_diff();
+}
+template <typename Dtype>
+Dtype* MutableDataOn(bool gpu, Blob<Dtype>* b) {
+  return gpu ? b->mutable_gpu_data() : b->mutable_cpu_data();
+}
+template <typename Dtype>
+Dtype* MutableDiffOn(bool gpu, Blob<Dtype>* b) {
+  return gpu ? b->mutable_gpu_diff() : b->mutable_cpu_diff();
+}
+
+template <typename Dtype>
+void GemmOn(bool gpu, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n,
+            int k, Dtype alpha, const Dtype* a, const Dtype* b, Dtype beta,
+            Dtype* c) {
+#ifdef USE_CUDA
+  if (gpu) return caffe_gpu_gemm<Dtype>(ta, tb, m, n, k, alpha, a, b, beta, c);
+#else
+  if (gpu) NO_GPU;
+#endif
+  caffe_cpu_gemm<Dtype>(ta, tb, m, n, k, alpha, a, b, beta, c);
+}
+
+template <typename Dtype>
+void GemvOn(bool gpu, CBLAS_TRANSPOSE ta, int m, int n, Dtype alpha,
+            const Dtype* a, const Dtype* x, Dtype beta, Dtype* y) {
+#ifdef USE_CUDA
+  if (gpu) return caffe_gpu_gemv<Dtype>(ta, m, n, alpha, a, x, beta, y);
+#else
+  if (gpu) NO_GPU;
+#endif
+  caffe_cpu_gemv<Dtype>(ta, m, n, alpha, a, x, beta, y);
+}
+
+#ifdef USE_CUDA
+#define CAFFE_ON_DEVICE_(gpu, gpu_call, cpu_call) \
+  do {                                            \
+    if (gpu) {                                    \
+      gpu_call;                                   \
+    } else {                                      \
+      cpu_call;                                   \
+    }                                             \
+  } while (0)
+#else
+#define CAFFE_ON_DEVICE_(gpu, gpu_call, cpu_call) \
+  do {                                            \
+    if (gpu) NO_GPU;                              \
+    cpu_call;                                     \
+  } while (0)
+#endif
+
+// y = x
+template <typename Dtype>
+void CopyOn(bool gpu, long n, const Dtype* x, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_copy_bytes(sizeof(Dtype) * n, x, y),
+                   caffe_copy(static_cast<int>(n), x, y));
+}
+// y = value
+template <typename Dtype>
+void SetOn(bool gpu, long n, Dtype value, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_set<Dtype>(n, value, y),
+                   caffe_set(static_cast<int>(n), value, y));
+}
+// y += a * x
+template <typename Dtype>
+void AxpyOn(bool gpu, long n, Dtype a, const Dtype* x, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, caffe_gpu_axpy<Dtype>(n, a, x, y),
+                   caffe_axpy(static_cast<int>(n), a, x, y));
+}
+// y *= a
+template <typename Dtype>
+void ScalOn(bool gpu, long n, Dtype a, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, caffe_gpu_scal<Dtype>(n, a, y),
+                   caffe_scal(static_cast<int>(n), a, y));
+}
+// y = a * x
+template <typename Dtype>
+void ScaleOn(bool gpu, long n, Dtype a, const Dtype* x, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_scale<Dtype>(n, a, x, y),
+                   caffe_cpu_scale(static_cast<int>(n), a, x, y));
+}
+// y = a * b, a / b (element-wise)
+template <typename Dtype>
+void MulOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_mul<Dtype>(n, a, b, y),
+                   caffe_mul(static_cast<int>(n), a, b, y));
+}
+template <typename Dtype>
+void DivOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_div<Dtype>(n, a, b, y),
+                   caffe_div(static_cast<int>(n), a, b, y));
+}
+
+}  // namespace caffe
+
+#endif  // CAFFE_UTIL_DEVICE_MATH_HPP_

@@ -1,0 +1,54 @@
+// gpu_launch.cuh: the CUDA launch of a kernel body written once
+// (util/elementwise.hpp).  Included only by .cu files.
+//
+// Contract:
+//  * ForEachGpu(n, body) calls body(i) for every i in [0, n) on the GPU,
+//    with a grid-stride loop, on the default stream; the body is the same
+//    functor ForEach runs on the CPU, so CPU tests exercise GPU code.
+//  * Indices are 64-bit (long): a blob past 2^31 elements is indexed
+//    correctly.  The grid is capped so huge n loops in each thread instead
+//    of overflowing gridDim.
+//  * A launch failure throws caffe::Error right after the launch.
+#ifndef CAFFE_UTIL_GPU_LAUNCH_CUH_
+#define CAFFE_UTIL_GPU_LAUNCH_CUH_
+
+#include <algorithm>
+
+#include "caffe/util/cuda.hpp"
+#include "caffe/util/elementwise.hpp"
+
+namespace caffe {
+
+const int kGpuThreads = 256;
+const long kGpuMaxBlocks = 65536;
+
+template <typename Body>
+__global__ void ForEachKernel(long n, Body body) {
+  const long stride = static_cast<long>(blockDim.x) * gridDim.x;
+  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride)
+    body(i);
+}
+
+template <typename Body>
+void ForEachGpu(long n, const Body& body) {
+  if (n <= 0) return;
+  const long blocks =
+      std::min(kGpuMaxBlocks, (n + kGpuThreads - 1) / kGpuThreads);
+  ForEachKernel<Body><<<static_cast<unsigned>(blocks), kGpuThreads>>>(n, body);
+  CUDA_POST_LAUNCH_CHECK("ForEachGpu");
+}
+
+// The GPU launch policy (see CpuLaunch in elementwise.hpp); the grain is a
+// CPU notion and ignored here.
+struct GpuLaunch {
+  static constexpr bool gpu = true;
+  template <typename Body>
+  void operator()(long n, long grain, const Body& body) const {
+    ForEachGpu(n, body);
+  }
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_UTIL_GPU_LAUNCH_CUH_
