@@ -47,6 +47,8 @@
 
 namespace caffe {
 
+struct ConvGeometry;  // util/im2col_kernels.hpp
+
 template <typename Dtype>
 class BaseConvolutionLayer : public Layer<Dtype> {
  public:
@@ -83,19 +85,53 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   static void ReleaseColBuffer();
 
  protected:
-  // y = W * im2col(x) for one image (skip_im2col: the workspace already
-  // holds im2col(x)).
+  // One image's products on either device (util/device_math.hpp): the
+  // host BLAS and im2col_cpu, or cuBLAS and the GPU im2col bodies.
+  // y = W * im2col(x) (skip_im2col: the workspace already holds im2col(x)).
+  void forward_gemm(bool gpu, const Dtype* input, const Dtype* weights,
+                    Dtype* output, bool skip_im2col = false);
+  // x = col2im(W^T * y).
+  void backward_gemm(bool gpu, const Dtype* output, const Dtype* weights,
+                     Dtype* input);
+  // dW += dy * im2col(x)^T; leaves im2col(x) in the workspace.
+  void weight_gemm(bool gpu, const Dtype* input, const Dtype* output,
+                   Dtype* weights);
   void forward_cpu_gemm(const Dtype* input, const Dtype* weights,
-                        Dtype* output, bool skip_im2col = false);
-  void forward_cpu_bias(Dtype* output, const Dtype* bias);
-  // x = col2im(W^T * y) for one image.
+                        Dtype* output, bool skip_im2col = false) {
+    forward_gemm(false, input, weights, output, skip_im2col);
+  }
   void backward_cpu_gemm(const Dtype* output, const Dtype* weights,
-                         Dtype* input);
-  // dW += dy * im2col(x)^T for one image; leaves im2col(x) in the workspace.
+                         Dtype* input) {
+    backward_gemm(false, output, weights, input);
+  }
   void weight_cpu_gemm(const Dtype* input, const Dtype* output,
-                       Dtype* weights);
+                       Dtype* weights) {
+    weight_gemm(false, input, output, weights);
+  }
+  void forward_cpu_bias(Dtype* output, const Dtype* bias);
   // db += sum over space of dy for one image.
   void backward_cpu_bias(Dtype* bias, const Dtype* input);
+  // The GPU path (USE_CUDA builds; defined only there): 2-D im2col on the
+  // device into SharedDeviceWorkspace; N-D convolution runs its CPU code.
+  bool gpu_im2col_supported() const {
+    return !force_nd_im2col_ && num_spatial_axes_ == 2;
+  }
+  void forward_gpu_gemm(const Dtype* input, const Dtype* weights,
+                        Dtype* output) {
+    forward_gemm(true, input, weights, output);
+  }
+  void backward_gpu_gemm(const Dtype* output, const Dtype* weights,
+                         Dtype* input) {
+    backward_gemm(true, output, weights, input);
+  }
+  void weight_gpu_gemm(const Dtype* input, const Dtype* output,
+                       Dtype* weights) {
+    weight_gemm(true, input, output, weights);
+  }
+  // bias over all num_ images of one top: add (forward), reduce (backward).
+  void forward_gpu_bias(Dtype* output, const Dtype* bias);
+  void backward_gpu_bias(Dtype* bias, const Dtype* input);
+  ConvGeometry Geometry() const;
 
   int input_shape(int i) const { return conv_input_shape_[i]; }
   // The shared workspace, grown to WorkspaceBytes() (64-byte aligned).
@@ -145,6 +181,10 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   size_t ColCount() const;
   void conv_im2col_cpu(const Dtype* data, Dtype* col_buff);
   void conv_col2im_cpu(const Dtype* col_buff, Dtype* data);
+  // The column buffer, im2col and col2im of the given device.
+  Dtype* ColumnsOn(bool gpu);
+  void Im2colOn(bool gpu, const Dtype* data, Dtype* col_buff);
+  void Col2imOn(bool gpu, const Dtype* col_buff, Dtype* data);
 
   int conv_out_channels_ = 0;
   int conv_in_channels_ = 0;

@@ -67,6 +67,9 @@ class BatchNormLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  // The bodies of both devices (batch_norm_compute.hpp).
+  DECLARE_LAUNCH_POLICY_BODIES;
 
   bool use_global_stats_ = false;
   Dtype moving_average_fraction_ = 0.999;
@@ -75,6 +78,8 @@ class BatchNormLayer : public Layer<Dtype> {
   Blob<Dtype> mean_;    // per-channel mean used by the last forward
   Blob<Dtype> std_;     // per-channel sqrt(variance + eps) of the last forward
   Blob<Dtype> x_norm_;  // normalized output; sized only with batch statistics
+  // Backward's scratch: the per-channel means of dy and dy * y.
+  Blob<Dtype> gradient_means_;
 };
 
 }  // namespace caffe

@@ -46,6 +46,9 @@ class BiasLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  // The bodies of both devices (bias_compute.hpp).
+  DECLARE_LAUNCH_POLICY_BODIES;
 
   int outer_dim_ = 0;
   int bias_dim_ = 0;

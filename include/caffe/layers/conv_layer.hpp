@@ -29,8 +29,18 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
   bool reverse_dimensions() override { return false; }
   void compute_output_shape() override;
+
+ private:
+  // GPU mode: the cuDNN engine (util/cudnn_conv.hpp) for the current
+  // shapes, made on first use per shape; false (the im2col path) for N-D
+  // convolution, engine: CAFFE, or when cuDNN offers no deterministic
+  // algorithm within the workspace limit.  USE_CUDA builds only.
+  bool UseCudnn();
+  std::shared_ptr<void> cudnn_;  // CudnnConv<Dtype>; no cuDNN in this header
+  vector<int> cudnn_key_;        // the shapes cudnn_ was made for
 };
 
 }  // namespace caffe

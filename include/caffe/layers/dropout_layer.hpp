@@ -45,6 +45,7 @@ class DropoutLayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   // 1 where the element is kept; sized only in TRAIN.
   Blob<unsigned int> rand_vec_;

@@ -55,6 +55,12 @@ class EltwiseLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                 const vector<Blob<Dtype>*>& top);
+  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                  const vector<bool>& propagate_down,
+                  const vector<Blob<Dtype>*>& bottom);
 
   EltwiseParameter_EltwiseOp op_;
   bool stable_prod_grad_;

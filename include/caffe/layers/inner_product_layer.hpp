@@ -45,7 +45,16 @@ class InnerProductLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
+ private:
+  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                 const vector<Blob<Dtype>*>& top);
+  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                  const vector<bool>& propagate_down,
+                  const vector<Blob<Dtype>*>& bottom);
+
+ protected:
   int M_ = 0;  // rows (samples)
   int K_ = 0;  // inputs per sample
   int N_ = 0;  // outputs per sample

@@ -44,6 +44,8 @@
 
 namespace caffe {
 
+struct PoolGeometry;  // pooling_kernels.hpp
+
 template <typename Dtype>
 class PoolingLayer : public Layer<Dtype> {
  public:
@@ -85,8 +87,12 @@ class PoolingLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
  private:
+  // The GPU runs MAX (one top) and AVE; the rest runs the CPU code.
+  bool RunsOnGpu(const vector<Blob<Dtype>*>& top) const;
+  PoolGeometry GpuGeometry() const;
   bool IsStochasticTest() const {
     return this->layer_param_.pooling_param().pool() ==
                PoolingParameter_PoolMethod_STOCHASTIC &&

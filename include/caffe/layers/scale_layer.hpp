@@ -71,6 +71,9 @@ class ScaleLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  // The bodies of both devices (scale_compute.hpp).
+  DECLARE_LAUNCH_POLICY_BODIES;
 
   shared_ptr<BiasLayer<Dtype> > bias_layer_;
   vector<Blob<Dtype>*> bias_bottom_vec_;

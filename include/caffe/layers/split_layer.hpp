@@ -42,6 +42,12 @@ class SplitLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+
+ private:
+  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                  const vector<bool>& propagate_down,
+                  const vector<Blob<Dtype>*>& bottom);
 };
 
 }  // namespace caffe

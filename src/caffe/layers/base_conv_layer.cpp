@@ -5,7 +5,10 @@
 
 #include "caffe/filler.hpp"
 #include "caffe/layers/base_conv_layer.hpp"
+#include "caffe/util/device_math.hpp"
+#include "caffe/util/gpu_kernels.hpp"
 #include "caffe/util/im2col.hpp"
+#include "caffe/util/im2col_kernels.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 
@@ -375,23 +378,88 @@ void BaseConvolutionLayer<Dtype>::conv_col2im_cpu(const Dtype* col_buff,
   }
 }
 
+// The column work of one image on either device (util/device_math.hpp):
+// the host workspace and im2col_cpu, or the device workspace and the GPU
+// im2col bodies.
 template <typename Dtype>
-void BaseConvolutionLayer<Dtype>::forward_cpu_gemm(const Dtype* input,
-                                                   const Dtype* weights,
-                                                   Dtype* output,
-                                                   bool skip_im2col) {
+Dtype* BaseConvolutionLayer<Dtype>::ColumnsOn(bool gpu) {
+#ifdef USE_CUDA
+  if (gpu)
+    return static_cast<Dtype*>(
+        SharedDeviceWorkspace(ColCount() * sizeof(Dtype)));
+#endif
+  return ColBuffer(ColCount());
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::Im2colOn(bool gpu, const Dtype* data,
+                                           Dtype* col_buff) {
+#ifdef USE_CUDA
+  if (gpu) return im2col_gpu(data, Geometry(), col_buff);
+#endif
+  conv_im2col_cpu(data, col_buff);
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::Col2imOn(bool gpu, const Dtype* col_buff,
+                                           Dtype* data) {
+#ifdef USE_CUDA
+  if (gpu) return col2im_gpu(col_buff, Geometry(), data);
+#endif
+  conv_col2im_cpu(col_buff, data);
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::forward_gemm(bool gpu, const Dtype* input,
+                                               const Dtype* weights,
+                                               Dtype* output,
+                                               bool skip_im2col) {
   const Dtype* col_buff = input;
   if (!is_1x1_) {
-    Dtype* buffer = ColBuffer(ColCount());
-    if (!skip_im2col) conv_im2col_cpu(input, buffer);
+    Dtype* buffer = ColumnsOn(gpu);
+    if (!skip_im2col) Im2colOn(gpu, input, buffer);
     col_buff = buffer;
   }
   for (int g = 0; g < group_; ++g) {
-    caffe_cpu_gemm<Dtype>(CblasNoTrans, CblasNoTrans,
-                          conv_out_channels_ / group_, conv_out_spatial_dim_,
-                          kernel_dim_, Dtype(1), weights + weight_offset_ * g,
-                          col_buff + col_offset_ * g, Dtype(0),
-                          output + output_offset_ * g);
+    GemmOn<Dtype>(gpu, CblasNoTrans, CblasNoTrans,
+                  conv_out_channels_ / group_, conv_out_spatial_dim_,
+                  kernel_dim_, Dtype(1), weights + weight_offset_ * g,
+                  col_buff + col_offset_ * g, Dtype(0),
+                  output + output_offset_ * g);
+  }
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::backward_gemm(bool gpu, const Dtype* output,
+                                                const Dtype* weights,
+                                                Dtype* input) {
+  Dtype* col_buff = is_1x1_ ? input : ColumnsOn(gpu);
+  for (int g = 0; g < group_; ++g) {
+    GemmOn<Dtype>(gpu, CblasTrans, CblasNoTrans, kernel_dim_,
+                  conv_out_spatial_dim_, conv_out_channels_ / group_,
+                  Dtype(1), weights + weight_offset_ * g,
+                  output + output_offset_ * g, Dtype(0),
+                  col_buff + col_offset_ * g);
+  }
+  if (!is_1x1_) Col2imOn(gpu, col_buff, input);
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::weight_gemm(bool gpu, const Dtype* input,
+                                              const Dtype* output,
+                                              Dtype* weights) {
+  const Dtype* col_buff = input;
+  if (!is_1x1_) {
+    Dtype* buffer = ColumnsOn(gpu);
+    Im2colOn(gpu, input, buffer);
+    col_buff = buffer;
+  }
+  for (int g = 0; g < group_; ++g) {
+    GemmOn<Dtype>(gpu, CblasNoTrans, CblasTrans,
+                  conv_out_channels_ / group_, kernel_dim_,
+                  conv_out_spatial_dim_, Dtype(1),
+                  output + output_offset_ * g, col_buff + col_offset_ * g,
+                  Dtype(1), weights + weight_offset_ * g);
   }
 }
 
@@ -406,42 +474,6 @@ void BaseConvolutionLayer<Dtype>::forward_cpu_bias(Dtype* output,
 }
 
 template <typename Dtype>
-void BaseConvolutionLayer<Dtype>::backward_cpu_gemm(const Dtype* output,
-                                                    const Dtype* weights,
-                                                    Dtype* input) {
-  Dtype* col_buff =
-      is_1x1_ ? input : ColBuffer(ColCount());
-  for (int g = 0; g < group_; ++g) {
-    caffe_cpu_gemm<Dtype>(CblasTrans, CblasNoTrans, kernel_dim_,
-                          conv_out_spatial_dim_, conv_out_channels_ / group_,
-                          Dtype(1), weights + weight_offset_ * g,
-                          output + output_offset_ * g, Dtype(0),
-                          col_buff + col_offset_ * g);
-  }
-  if (!is_1x1_) conv_col2im_cpu(col_buff, input);
-}
-
-template <typename Dtype>
-void BaseConvolutionLayer<Dtype>::weight_cpu_gemm(const Dtype* input,
-                                                  const Dtype* output,
-                                                  Dtype* weights) {
-  const Dtype* col_buff = input;
-  if (!is_1x1_) {
-    Dtype* buffer = ColBuffer(ColCount());
-    conv_im2col_cpu(input, buffer);
-    col_buff = buffer;
-  }
-  for (int g = 0; g < group_; ++g) {
-    caffe_cpu_gemm<Dtype>(CblasNoTrans, CblasTrans,
-                          conv_out_channels_ / group_, kernel_dim_,
-                          conv_out_spatial_dim_, Dtype(1),
-                          output + output_offset_ * g,
-                          col_buff + col_offset_ * g, Dtype(1),
-                          weights + weight_offset_ * g);
-  }
-}
-
-template <typename Dtype>
 void BaseConvolutionLayer<Dtype>::backward_cpu_bias(Dtype* bias,
                                                     const Dtype* input) {
   for (int o = 0; o < num_output_; ++o) {
@@ -451,6 +483,40 @@ void BaseConvolutionLayer<Dtype>::backward_cpu_bias(Dtype* bias,
     bias[o] += sum;
   }
 }
+
+#ifdef USE_CUDA
+template <typename Dtype>
+ConvGeometry BaseConvolutionLayer<Dtype>::Geometry() const {
+  ConvGeometry g;
+  g.channels = conv_in_channels_;
+  g.height = conv_input_shape_[1];
+  g.width = conv_input_shape_[2];
+  g.kernel_h = kernel_shape_[0];
+  g.kernel_w = kernel_shape_[1];
+  g.pad_h = pad_[0];
+  g.pad_w = pad_[1];
+  g.stride_h = stride_[0];
+  g.stride_w = stride_[1];
+  g.dilation_h = dilation_[0];
+  g.dilation_w = dilation_[1];
+  g.height_col = col_buffer_shape_[1];
+  g.width_col = col_buffer_shape_[2];
+  return g;
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::forward_gpu_bias(Dtype* output,
+                                                   const Dtype* bias) {
+  gpu_channel_bias_add<Dtype>(num_, num_output_, out_spatial_dim_, bias,
+                              output);
+}
+
+template <typename Dtype>
+void BaseConvolutionLayer<Dtype>::backward_gpu_bias(Dtype* bias,
+                                                    const Dtype* input) {
+  gpu_channel_sum<Dtype>(num_, num_output_, out_spatial_dim_, input, bias);
+}
+#endif  // USE_CUDA
 
 INSTANTIATE_CLASS(BaseConvolutionLayer);
 

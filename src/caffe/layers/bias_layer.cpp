@@ -1,7 +1,7 @@
 #include <vector>
 
 #include "caffe/filler.hpp"
-#include "caffe/layers/bias_layer.hpp"
+#include "bias_compute.hpp"
 #include "caffe/util/elementwise.hpp"
 
 namespace caffe {
@@ -66,36 +66,14 @@ void BiasLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
 
 template <typename Dtype>
 void BiasLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                   const vector<Blob<Dtype>*>& top) {
-  const Dtype* b =
-      ((bottom.size() > 1) ? bottom[1] : this->blobs_[0].get())->cpu_data();
-  const Dtype* x = bottom[0]->cpu_data();
-  const ChannelPlanes<Dtype, AddOp<Dtype> > body{
-      x, b, top[0]->mutable_cpu_data(), bias_dim_, inner_dim_, AddOp<Dtype>()};
-  ForEach(static_cast<long>(outer_dim_) * bias_dim_, GrainFor(inner_dim_),
-          body);
+    const vector<Blob<Dtype>*>& top) {
+  ForwardWith(CpuLaunch(), bottom, top);
 }
 
 template <typename Dtype>
 void BiasLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                    const vector<bool>& propagate_down,
-                                    const vector<Blob<Dtype>*>& bottom) {
-  const Dtype* dy = top[0]->cpu_diff();
-  if (propagate_down[0] && bottom[0] != top[0]) {
-    caffe_copy(bottom[0]->count(), dy, bottom[0]->mutable_cpu_diff());
-  }
-  const bool bias_is_param = (bottom.size() == 1);
-  if (bias_is_param ? this->param_propagate_down_[0] : propagate_down[1]) {
-    Blob<Dtype>* bias = bias_is_param ? this->blobs_[0].get() : bottom[1];
-    Dtype* db = bias->mutable_cpu_diff();
-    // Parameter diffs accumulate; a bottom's diff is overwritten.
-    if (!bias_is_param) caffe_set(bias_dim_, Dtype(0), db);
-    // db[d] += the sum of dy over the channel.
-    const ChannelSum<Dtype, ValueTerm<Dtype> > body{
-        db, outer_dim_, bias_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
-    ForEach(bias_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
-            body);
-  }
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
+  BackwardWith(CpuLaunch(), top, propagate_down, bottom);
 }
 
 INSTANTIATE_CLASS(BiasLayer);

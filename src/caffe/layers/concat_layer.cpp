@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "caffe/util/device_math.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -50,45 +51,74 @@ void ConcatLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   top[0]->Reshape(top_shape);
 }
 
+// One body for both devices (util/device_math.hpp).
 template <typename Dtype>
-void ConcatLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                     const vector<Blob<Dtype>*>& top) {
-  Dtype* top_data = top[0]->mutable_cpu_data();
-  const int top_axis = top[0]->shape(concat_axis_);
-  int offset = 0;  // position along the concat axis
+void ConcatLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  Dtype* top_data = MutableDataOn(gpu, top[0]);
+  const long top_axis = top[0]->shape(concat_axis_);
+  long offset = 0;  // position along the concat axis
   for (size_t i = 0; i < bottom.size(); ++i) {
-    const Dtype* bottom_data = bottom[i]->cpu_data();
-    const int axis_size = bottom[i]->shape(concat_axis_);
-    const int chunk = axis_size * concat_input_size_;
-    for (int n = 0; n < num_concats_; ++n) {
-      caffe_copy(chunk, bottom_data + n * chunk,
-                 top_data + (n * top_axis + offset) * concat_input_size_);
+    const Dtype* bottom_data = DataOn(gpu, *bottom[i]);
+    const long axis_size = bottom[i]->shape(concat_axis_);
+    const long chunk = axis_size * concat_input_size_;
+    for (long n = 0; n < num_concats_; ++n) {
+      CopyOn(gpu, chunk, bottom_data + n * chunk,
+             top_data + (n * top_axis + offset) * concat_input_size_);
     }
     offset += axis_size;
   }
 }
 
 template <typename Dtype>
-void ConcatLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                      const vector<bool>& propagate_down,
-                                      const vector<Blob<Dtype>*>& bottom) {
-  const Dtype* top_diff = top[0]->cpu_diff();
-  const int top_axis = top[0]->shape(concat_axis_);
-  int offset = 0;
+void ConcatLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                    const vector<bool>& propagate_down,
+                                    const vector<Blob<Dtype>*>& bottom) {
+  const Dtype* top_diff = DiffOn(gpu, *top[0]);
+  const long top_axis = top[0]->shape(concat_axis_);
+  long offset = 0;
   for (size_t i = 0; i < bottom.size(); ++i) {
-    const int axis_size = bottom[i]->shape(concat_axis_);
+    const long axis_size = bottom[i]->shape(concat_axis_);
     if (propagate_down[i]) {
-      Dtype* bottom_diff = bottom[i]->mutable_cpu_diff();
-      const int chunk = axis_size * concat_input_size_;
-      for (int n = 0; n < num_concats_; ++n) {
-        caffe_copy(chunk,
-                   top_diff + (n * top_axis + offset) * concat_input_size_,
-                   bottom_diff + n * chunk);
+      Dtype* bottom_diff = MutableDiffOn(gpu, bottom[i]);
+      const long chunk = axis_size * concat_input_size_;
+      for (long n = 0; n < num_concats_; ++n) {
+        CopyOn(gpu, chunk,
+               top_diff + (n * top_axis + offset) * concat_input_size_,
+               bottom_diff + n * chunk);
       }
     }
     offset += axis_size;
   }
 }
+
+template <typename Dtype>
+void ConcatLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                     const vector<Blob<Dtype>*>& top) {
+  ForwardOn(false, bottom, top);
+}
+
+template <typename Dtype>
+void ConcatLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                      const vector<bool>& propagate_down,
+                                      const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(false, top, propagate_down, bottom);
+}
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void ConcatLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                     const vector<Blob<Dtype>*>& top) {
+  ForwardOn(true, bottom, top);
+}
+
+template <typename Dtype>
+void ConcatLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
+                                      const vector<bool>& propagate_down,
+                                      const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(true, top, propagate_down, bottom);
+}
+#endif
 
 INSTANTIATE_CLASS(ConcatLayer);
 REGISTER_LAYER_CLASS(Concat);

@@ -1,6 +1,8 @@
 #include <vector>
 
 #include "caffe/layers/conv_layer.hpp"
+#include "caffe/util/cudnn_conv.hpp"
+#include "caffe/util/gpu_kernels.hpp"
 
 namespace caffe {
 
@@ -121,6 +123,129 @@ void ConvolutionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     }
   }
 }
+
+#ifdef USE_CUDA
+// cuDNN's workspace per layer and direction at most: fast algorithms that
+// need more are passed over for ones that need less (or none).
+const size_t kCudnnWorkspaceLimit = size_t(64) << 20;
+
+template <typename Dtype>
+bool ConvolutionLayer<Dtype>::UseCudnn() {
+  if (!this->gpu_im2col_supported() ||
+      this->layer_param_.convolution_param().engine() ==
+          ConvolutionParameter_Engine_CAFFE)
+    return false;
+  vector<int> key = this->conv_input_shape_;
+  key.push_back(this->num_);
+  key.insert(key.end(), this->output_shape_.begin(), this->output_shape_.end());
+  if (key == cudnn_key_) return cudnn_ != nullptr;
+  cudnn_key_ = key;
+  cudnn_.reset();
+  CudnnConvShape s;
+  s.num = this->num_;
+  s.channels = this->channels_;
+  s.height = this->conv_input_shape_[1];
+  s.width = this->conv_input_shape_[2];
+  s.out_channels = this->num_output_;
+  s.out_height = this->output_shape_[0];
+  s.out_width = this->output_shape_[1];
+  s.kernel_h = this->kernel_shape_[0];
+  s.kernel_w = this->kernel_shape_[1];
+  s.pad_h = this->pad_[0];
+  s.pad_w = this->pad_[1];
+  s.stride_h = this->stride_[0];
+  s.stride_w = this->stride_[1];
+  s.dilation_h = this->dilation_[0];
+  s.dilation_w = this->dilation_[1];
+  s.group = this->group_;
+  auto engine = std::make_shared<CudnnConv<Dtype> >(s);
+  if (engine->ChooseAlgorithms(kCudnnWorkspaceLimit)) {
+    cudnn_ = engine;
+  } else {
+    LOG(INFO) << "Convolution layer " << this->layer_param_.name()
+              << ": no deterministic cuDNN algorithm within "
+              << kCudnnWorkspaceLimit << " bytes of workspace; im2col + "
+              << "cuBLAS instead";
+  }
+  return cudnn_ != nullptr;
+}
+
+// The GPU path: cuDNN for the whole batch, else im2col + cuBLAS per image;
+// the bias over the whole batch either way.
+template <typename Dtype>
+void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                          const vector<Blob<Dtype>*>& top) {
+  if (!this->gpu_im2col_supported()) return Forward_cpu(bottom, top);
+  const Dtype* weight = this->blobs_[0]->gpu_data();
+  if (UseCudnn()) {
+    CudnnConv<Dtype>* engine = static_cast<CudnnConv<Dtype>*>(cudnn_.get());
+    void* workspace = SharedDeviceWorkspace(engine->WorkspaceBytes());
+    for (size_t i = 0; i < bottom.size(); ++i) {
+      Dtype* top_data = top[i]->mutable_gpu_data();
+      engine->Forward(bottom[i]->gpu_data(), weight, top_data, workspace);
+      if (this->bias_term_)
+        this->forward_gpu_bias(top_data, this->blobs_[1]->gpu_data());
+    }
+    return;
+  }
+  for (size_t i = 0; i < bottom.size(); ++i) {
+    const Dtype* bottom_data = bottom[i]->gpu_data();
+    Dtype* top_data = top[i]->mutable_gpu_data();
+    for (int n = 0; n < this->num_; ++n) {
+      this->forward_gpu_gemm(
+          bottom_data + static_cast<long>(n) * this->bottom_dim_, weight,
+          top_data + static_cast<long>(n) * this->top_dim_);
+    }
+    if (this->bias_term_)
+      this->forward_gpu_bias(top_data, this->blobs_[1]->gpu_data());
+  }
+}
+
+template <typename Dtype>
+void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
+                                           const vector<bool>& propagate_down,
+                                           const vector<Blob<Dtype>*>& bottom) {
+  if (!this->gpu_im2col_supported())
+    return Backward_cpu(top, propagate_down, bottom);
+  const Dtype* weight = this->blobs_[0]->gpu_data();
+  const bool weight_grad = this->param_propagate_down(0);
+  const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
+  CudnnConv<Dtype>* engine =
+      UseCudnn() ? static_cast<CudnnConv<Dtype>*>(cudnn_.get()) : nullptr;
+  void* workspace =
+      engine ? SharedDeviceWorkspace(engine->WorkspaceBytes()) : nullptr;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Dtype* top_diff = top[i]->gpu_diff();
+    if (bias_grad)
+      this->backward_gpu_bias(this->blobs_[1]->mutable_gpu_diff(), top_diff);
+    if (engine) {
+      if (weight_grad)
+        engine->BackwardFilter(bottom[i]->gpu_data(), top_diff,
+                               this->blobs_[0]->mutable_gpu_diff(), workspace);
+      if (propagate_down[i])
+        engine->BackwardData(weight, top_diff, bottom[i]->mutable_gpu_diff(),
+                             workspace);
+      continue;
+    }
+    if (!weight_grad && !propagate_down[i]) continue;
+    const Dtype* bottom_data = weight_grad ? bottom[i]->gpu_data() : nullptr;
+    Dtype* bottom_diff =
+        propagate_down[i] ? bottom[i]->mutable_gpu_diff() : nullptr;
+    for (int n = 0; n < this->num_; ++n) {
+      const Dtype* dy = top_diff + static_cast<long>(n) * this->top_dim_;
+      if (weight_grad) {
+        this->weight_gpu_gemm(
+            bottom_data + static_cast<long>(n) * this->bottom_dim_, dy,
+            this->blobs_[0]->mutable_gpu_diff());
+      }
+      if (propagate_down[i]) {
+        this->backward_gpu_gemm(
+            dy, weight, bottom_diff + static_cast<long>(n) * this->bottom_dim_);
+      }
+    }
+  }
+}
+#endif  // USE_CUDA
 
 INSTANTIATE_CLASS(ConvolutionLayer);
 REGISTER_LAYER_CLASS(Convolution);

@@ -2,6 +2,7 @@
 
 #include "caffe/layers/dropout_layer.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "dropout_kernels.hpp"
 
 namespace caffe {
 
@@ -27,22 +28,6 @@ void DropoutLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
     rand_vec_.Reshape(vector<int>(1, 0));
   }
 }
-
-namespace {
-
-// out = in * mask * scale (forward on data, backward on diffs).
-template <typename Dtype>
-struct DropoutApply {
-  const Dtype* in;
-  const unsigned int* mask;
-  Dtype* out;
-  Dtype scale;
-  CAFFE_KERNEL void operator()(long i) const {
-    out[i] = in[i] * mask[i] * scale;
-  }
-};
-
-}  // namespace
 
 template <typename Dtype>
 void DropoutLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,

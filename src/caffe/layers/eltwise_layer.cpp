@@ -1,4 +1,5 @@
 #include "caffe/layers/eltwise_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 #include <vector>
 
@@ -43,21 +44,24 @@ void EltwiseLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
     max_idx_.Reshape(bottom[0]->shape());
 }
 
+// One body for both devices (util/device_math.hpp); MAX runs on the CPU
+// only (Forward_gpu hands it to Forward_cpu).
 template <typename Dtype>
-void EltwiseLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                      const vector<Blob<Dtype>*>& top) {
+void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                                    const vector<Blob<Dtype>*>& top) {
   const int count = top[0]->count();
-  Dtype* top_data = top[0]->mutable_cpu_data();
+  Dtype* top_data = MutableDataOn(gpu, top[0]);
   switch (op_) {
     case EltwiseParameter_EltwiseOp_PROD:
-      caffe_mul(count, bottom[0]->cpu_data(), bottom[1]->cpu_data(), top_data);
+      MulOn(gpu, count, DataOn(gpu, *bottom[0]), DataOn(gpu, *bottom[1]),
+            top_data);
       for (size_t i = 2; i < bottom.size(); ++i)
-        caffe_mul(count, top_data, bottom[i]->cpu_data(), top_data);
+        MulOn(gpu, count, top_data, DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_SUM:
-      caffe_set(count, Dtype(0), top_data);
+      SetOn(gpu, count, Dtype(0), top_data);
       for (size_t i = 0; i < bottom.size(); ++i)
-        caffe_axpy(count, coeffs_[i], bottom[i]->cpu_data(), top_data);
+        AxpyOn(gpu, count, coeffs_[i], DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_MAX: {
       int* mask = max_idx_.mutable_cpu_data();
@@ -90,14 +94,15 @@ void EltwiseLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
 }
 
 template <typename Dtype>
-void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                       const vector<bool>& propagate_down,
-                                       const vector<Blob<Dtype>*>& bottom) {
+void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
+                                     const vector<Blob<Dtype>*>& top,
+                                     const vector<bool>& propagate_down,
+                                     const vector<Blob<Dtype>*>& bottom) {
   const int count = top[0]->count();
-  const Dtype* top_diff = top[0]->cpu_diff();
+  const Dtype* top_diff = DiffOn(gpu, *top[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
-    Dtype* bottom_diff = bottom[i]->mutable_cpu_diff();
+    Dtype* bottom_diff = MutableDiffOn(gpu, bottom[i]);
     switch (op_) {
       case EltwiseParameter_EltwiseOp_PROD:
         if (stable_prod_grad_) {
@@ -107,21 +112,21 @@ void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
           for (size_t j = 0; j < bottom.size(); ++j) {
             if (j == i) continue;
             if (!initialized) {
-              caffe_copy(count, bottom[j]->cpu_data(), bottom_diff);
+              CopyOn(gpu, count, DataOn(gpu, *bottom[j]), bottom_diff);
               initialized = true;
             } else {
-              caffe_mul(count, bottom[j]->cpu_data(), bottom_diff,
-                        bottom_diff);
+              MulOn(gpu, count, DataOn(gpu, *bottom[j]), bottom_diff,
+                    bottom_diff);
             }
           }
         } else {
-          caffe_div(count, top[0]->cpu_data(), bottom[i]->cpu_data(),
-                    bottom_diff);
+          DivOn(gpu, count, DataOn(gpu, *top[0]), DataOn(gpu, *bottom[i]),
+                bottom_diff);
         }
-        caffe_mul(count, bottom_diff, top_diff, bottom_diff);
+        MulOn(gpu, count, bottom_diff, top_diff, bottom_diff);
         break;
       case EltwiseParameter_EltwiseOp_SUM:
-        caffe_cpu_scale(count, coeffs_[i], top_diff, bottom_diff);
+        ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
         break;
       case EltwiseParameter_EltwiseOp_MAX: {
         const int* mask = max_idx_.cpu_data();
@@ -136,6 +141,35 @@ void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     }
   }
 }
+
+template <typename Dtype>
+void EltwiseLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                      const vector<Blob<Dtype>*>& top) {
+  ForwardOn(false, bottom, top);
+}
+
+template <typename Dtype>
+void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
+                                       const vector<bool>& propagate_down,
+                                       const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(false, top, propagate_down, bottom);
+}
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void EltwiseLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                      const vector<Blob<Dtype>*>& top) {
+  ForwardOn(op_ != EltwiseParameter_EltwiseOp_MAX, bottom, top);
+}
+
+template <typename Dtype>
+void EltwiseLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
+                                       const vector<bool>& propagate_down,
+                                       const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(op_ != EltwiseParameter_EltwiseOp_MAX, top, propagate_down,
+             bottom);
+}
+#endif
 
 INSTANTIATE_CLASS(EltwiseLayer);
 REGISTER_LAYER_CLASS(Eltwise);

@@ -1,4 +1,5 @@
 #include "caffe/layers/inner_product_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 #include <vector>
 
@@ -71,51 +72,81 @@ void InnerProductLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+// One body for both devices (util/device_math.hpp).
+template <typename Dtype>
+void InnerProductLayer<Dtype>::ForwardOn(bool gpu,
+                                         const vector<Blob<Dtype>*>& bottom,
+                                         const vector<Blob<Dtype>*>& top) {
+  const Dtype* bottom_data = DataOn(gpu, *bottom[0]);
+  const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
+  Dtype* top_data = MutableDataOn(gpu, top[0]);
+  // top (M x N) = bottom (M x K) * W^T, with W stored N x K (or K x N).
+  GemmOn<Dtype>(gpu, CblasNoTrans, transpose_ ? CblasNoTrans : CblasTrans,
+                M_, N_, K_, Dtype(1), bottom_data, weight, Dtype(0),
+                top_data);
+  if (bias_term_) {
+    GemmOn<Dtype>(gpu, CblasNoTrans, CblasNoTrans, M_, N_, 1, Dtype(1),
+                  DataOn(gpu, bias_multiplier_),
+                  DataOn(gpu, *this->blobs_[1]), Dtype(1), top_data);
+  }
+}
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::BackwardOn(
+    bool gpu, const vector<Blob<Dtype>*>& top,
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
+  const Dtype* top_diff = DiffOn(gpu, *top[0]);
+  if (this->param_propagate_down(0)) {
+    const Dtype* bottom_data = DataOn(gpu, *bottom[0]);
+    Dtype* weight_diff = MutableDiffOn(gpu, this->blobs_[0].get());
+    if (transpose_) {
+      GemmOn<Dtype>(gpu, CblasTrans, CblasNoTrans, K_, N_, M_, Dtype(1),
+                    bottom_data, top_diff, Dtype(1), weight_diff);
+    } else {
+      GemmOn<Dtype>(gpu, CblasTrans, CblasNoTrans, N_, K_, M_, Dtype(1),
+                    top_diff, bottom_data, Dtype(1), weight_diff);
+    }
+  }
+  if (bias_term_ && this->param_propagate_down(1)) {
+    GemvOn<Dtype>(gpu, CblasTrans, M_, N_, Dtype(1), top_diff,
+                  DataOn(gpu, bias_multiplier_), Dtype(1),
+                  MutableDiffOn(gpu, this->blobs_[1].get()));
+  }
+  if (propagate_down[0]) {
+    GemmOn<Dtype>(gpu, CblasNoTrans, transpose_ ? CblasTrans : CblasNoTrans,
+                  M_, K_, N_, Dtype(1), top_diff,
+                  DataOn(gpu, *this->blobs_[0]), Dtype(0),
+                  MutableDiffOn(gpu, bottom[0]));
+  }
+}
+
 template <typename Dtype>
 void InnerProductLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                            const vector<Blob<Dtype>*>& top) {
-  const Dtype* bottom_data = bottom[0]->cpu_data();
-  const Dtype* weight = this->blobs_[0]->cpu_data();
-  Dtype* top_data = top[0]->mutable_cpu_data();
-  // top (M x N) = bottom (M x K) * W^T, with W stored N x K (or K x N).
-  caffe_cpu_gemm<Dtype>(CblasNoTrans, transpose_ ? CblasNoTrans : CblasTrans,
-                        M_, N_, K_, Dtype(1), bottom_data, weight, Dtype(0),
-                        top_data);
-  if (bias_term_) {
-    caffe_cpu_gemm<Dtype>(CblasNoTrans, CblasNoTrans, M_, N_, 1, Dtype(1),
-                          bias_multiplier_.cpu_data(),
-                          this->blobs_[1]->cpu_data(), Dtype(1), top_data);
-  }
+  ForwardOn(false, bottom, top);
 }
 
 template <typename Dtype>
 void InnerProductLayer<Dtype>::Backward_cpu(
     const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
     const vector<Blob<Dtype>*>& bottom) {
-  const Dtype* top_diff = top[0]->cpu_diff();
-  if (this->param_propagate_down(0)) {
-    const Dtype* bottom_data = bottom[0]->cpu_data();
-    Dtype* weight_diff = this->blobs_[0]->mutable_cpu_diff();
-    if (transpose_) {
-      caffe_cpu_gemm<Dtype>(CblasTrans, CblasNoTrans, K_, N_, M_, Dtype(1),
-                            bottom_data, top_diff, Dtype(1), weight_diff);
-    } else {
-      caffe_cpu_gemm<Dtype>(CblasTrans, CblasNoTrans, N_, K_, M_, Dtype(1),
-                            top_diff, bottom_data, Dtype(1), weight_diff);
-    }
-  }
-  if (bias_term_ && this->param_propagate_down(1)) {
-    caffe_cpu_gemv<Dtype>(CblasTrans, M_, N_, Dtype(1), top_diff,
-                          bias_multiplier_.cpu_data(), Dtype(1),
-                          this->blobs_[1]->mutable_cpu_diff());
-  }
-  if (propagate_down[0]) {
-    caffe_cpu_gemm<Dtype>(CblasNoTrans, transpose_ ? CblasTrans : CblasNoTrans,
-                          M_, K_, N_, Dtype(1), top_diff,
-                          this->blobs_[0]->cpu_data(), Dtype(0),
-                          bottom[0]->mutable_cpu_diff());
-  }
+  BackwardOn(false, top, propagate_down, bottom);
 }
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void InnerProductLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                           const vector<Blob<Dtype>*>& top) {
+  ForwardOn(true, bottom, top);
+}
+
+template <typename Dtype>
+void InnerProductLayer<Dtype>::Backward_gpu(
+    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
+    const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(true, top, propagate_down, bottom);
+}
+#endif
 
 INSTANTIATE_CLASS(InnerProductLayer);
 REGISTER_LAYER_CLASS(InnerProduct);

@@ -3,35 +3,9 @@
 
 #include "caffe/layers/relu_layer.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "relu_kernels.hpp"
 
 namespace caffe {
-
-namespace {
-
-// y = max(x, 0) + slope * min(x, 0)
-template <typename Dtype>
-struct ReLUForward {
-  const Dtype* x;
-  Dtype* y;
-  Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const {
-    y[i] = std::max(x[i], Dtype(0)) + slope * std::min(x[i], Dtype(0));
-  }
-};
-
-// The derivative at exactly 0 is taken from the negative side, as Caffe.
-template <typename Dtype>
-struct ReLUBackward {
-  const Dtype* x;
-  const Dtype* dy;
-  Dtype* dx;
-  Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const {
-    dx[i] = dy[i] * ((x[i] > 0) + slope * (x[i] <= 0));
-  }
-};
-
-}  // namespace
 
 template <typename Dtype>
 void ReLULayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,

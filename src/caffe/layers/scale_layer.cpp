@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "caffe/filler.hpp"
-#include "caffe/layers/scale_layer.hpp"
+#include "scale_compute.hpp"
 #include "caffe/util/elementwise.hpp"
 
 namespace caffe {
@@ -114,52 +114,14 @@ void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
 
 template <typename Dtype>
 void ScaleLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                    const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  if (bottom[0] == top[0] && !borrowed_) {
-    // Backward needs x, which the output is about to replace.
-    caffe_copy(bottom[0]->count(), x, temp_.mutable_cpu_data());
-  }
-  const Dtype* s =
-      ((bottom.size() > 1) ? bottom[1] : this->blobs_[0].get())->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  const ChannelPlanes<Dtype, MulOp<Dtype> > body{x, s, y, scale_dim_,
-                                                 inner_dim_, MulOp<Dtype>()};
-  ForEach(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
-          body);
-  if (bias_layer_) bias_layer_->Forward(bias_bottom_vec_, top);
+    const vector<Blob<Dtype>*>& top) {
+  ForwardWith(CpuLaunch(), bottom, top);
 }
 
 template <typename Dtype>
 void ScaleLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                     const vector<bool>& propagate_down,
-                                     const vector<Blob<Dtype>*>& bottom) {
-  if (bias_layer_ && this->param_propagate_down_[bias_param_id_]) {
-    bias_layer_->Backward(top, bias_propagate_down_, bias_bottom_vec_);
-  }
-  const bool scale_is_param = (bottom.size() == 1);
-  Blob<Dtype>* scale = scale_is_param ? this->blobs_[0].get() : bottom[1];
-  const Dtype* dy = top[0]->cpu_diff();
-  // The scale gradient first: in place, the bottom diff overwrites dy.
-  if (scale_is_param ? this->param_propagate_down_[0] : propagate_down[1]) {
-    const Dtype* x =
-        (bottom[0] == top[0]) ? temp_.cpu_data() : bottom[0]->cpu_data();
-    Dtype* ds = scale->mutable_cpu_diff();
-    // Parameter diffs accumulate; a bottom's diff is overwritten.
-    if (!scale_is_param) caffe_set(scale_dim_, Dtype(0), ds);
-    // ds[d] += the sum of dy * x over the channel.
-    const ChannelSum<Dtype, ProductTerm<Dtype> > body{
-        ds, outer_dim_, scale_dim_, inner_dim_, ProductTerm<Dtype>{dy, x}};
-    ForEach(scale_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
-            body);
-  }
-  if (propagate_down[0]) {
-    const ChannelPlanes<Dtype, MulOp<Dtype> > body{
-        dy, scale->cpu_data(), bottom[0]->mutable_cpu_diff(), scale_dim_,
-        inner_dim_, MulOp<Dtype>()};
-    ForEach(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
-            body);
-  }
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
+  BackwardWith(CpuLaunch(), top, propagate_down, bottom);
 }
 
 INSTANTIATE_CLASS(ScaleLayer);

@@ -3,32 +3,9 @@
 
 #include "caffe/layers/sigmoid_layer.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "sigmoid_kernels.hpp"
 
 namespace caffe {
-
-namespace {
-
-// The tanh form never overflows exp() for large |x|.
-template <typename Dtype>
-struct SigmoidForward {
-  const Dtype* x;
-  Dtype* y;
-  CAFFE_KERNEL void operator()(long i) const {
-    y[i] = Dtype(0.5) * std::tanh(Dtype(0.5) * x[i]) + Dtype(0.5);
-  }
-};
-
-template <typename Dtype>
-struct SigmoidBackward {
-  const Dtype* y;
-  const Dtype* dy;
-  Dtype* dx;
-  CAFFE_KERNEL void operator()(long i) const {
-    dx[i] = dy[i] * y[i] * (Dtype(1) - y[i]);
-  }
-};
-
-}  // namespace
 
 template <typename Dtype>
 void SigmoidLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,

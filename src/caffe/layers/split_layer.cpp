@@ -1,4 +1,5 @@
 #include "caffe/layers/split_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 #include <vector>
 
@@ -19,17 +20,39 @@ void SplitLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+// One body for both devices (util/device_math.hpp).
+template <typename Dtype>
+void SplitLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                   const vector<bool>& propagate_down,
+                                   const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0]) return;
+  const int count = bottom[0]->count();
+  Dtype* bottom_diff = MutableDiffOn(gpu, bottom[0]);
+  CopyOn(gpu, count, DiffOn(gpu, *top[0]), bottom_diff);
+  for (size_t i = 1; i < top.size(); ++i)
+    AxpyOn(gpu, count, Dtype(1), DiffOn(gpu, *top[i]), bottom_diff);
+}
+
 template <typename Dtype>
 void SplitLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
                                      const vector<bool>& propagate_down,
                                      const vector<Blob<Dtype>*>& bottom) {
-  if (!propagate_down[0]) return;
-  const int count = bottom[0]->count();
-  Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
-  caffe_copy(count, top[0]->cpu_diff(), bottom_diff);
-  for (size_t i = 1; i < top.size(); ++i)
-    caffe_axpy(count, Dtype(1), top[i]->cpu_diff(), bottom_diff);
+  BackwardOn(false, top, propagate_down, bottom);
 }
+
+#ifdef USE_CUDA
+// Forward only shares data (Reshape): nothing to run on either device.
+template <typename Dtype>
+void SplitLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                    const vector<Blob<Dtype>*>& top) {}
+
+template <typename Dtype>
+void SplitLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
+                                     const vector<bool>& propagate_down,
+                                     const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(true, top, propagate_down, bottom);
+}
+#endif
 
 INSTANTIATE_CLASS(SplitLayer);
 REGISTER_LAYER_CLASS(Split);

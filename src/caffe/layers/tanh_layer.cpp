@@ -3,29 +3,9 @@
 
 #include "caffe/layers/tanh_layer.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "tanh_kernels.hpp"
 
 namespace caffe {
-
-namespace {
-
-template <typename Dtype>
-struct TanHForward {
-  const Dtype* x;
-  Dtype* y;
-  CAFFE_KERNEL void operator()(long i) const { y[i] = std::tanh(x[i]); }
-};
-
-template <typename Dtype>
-struct TanHBackward {
-  const Dtype* y;
-  const Dtype* dy;
-  Dtype* dx;
-  CAFFE_KERNEL void operator()(long i) const {
-    dx[i] = dy[i] * (Dtype(1) - y[i] * y[i]);
-  }
-};
-
-}  // namespace
 
 template <typename Dtype>
 void TanHLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -1,0 +1,143 @@
+// pooling_kernels.hpp: MAX and AVE pooling bodies for the GPU, one index
+// per output (forward) or per input element (backward, a gather, so no
+// atomics and deterministic results).  Same windows and tie rules as the
+// CPU loops in pooling_layer.cpp: a window's argmax is its first strictly
+// greatest element; AVE divides by the window size counting padding.
+#ifndef CAFFE_POOLING_KERNELS_HPP_
+#define CAFFE_POOLING_KERNELS_HPP_
+
+#include <cfloat>
+
+#include "caffe/util/elementwise.hpp"
+
+namespace caffe {
+
+struct PoolGeometry {
+  int height, width, pooled_height, pooled_width;
+  int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+};
+
+template <typename Dtype>
+struct MaxPoolForward {
+  const Dtype* x;
+  Dtype* y;
+  int* mask;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const int pw = static_cast<int>(index % g.pooled_width);
+    const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
+    const long plane = index / (static_cast<long>(g.pooled_width) *
+                                g.pooled_height);
+    int hstart = ph * g.stride_h - g.pad_h;
+    int wstart = pw * g.stride_w - g.pad_w;
+    const int hend = Min(hstart + g.kernel_h, g.height);
+    const int wend = Min(wstart + g.kernel_w, g.width);
+    hstart = hstart > 0 ? hstart : 0;
+    wstart = wstart > 0 ? wstart : 0;
+    const Dtype* in = x + plane * g.height * g.width;
+    Dtype best = sizeof(Dtype) == sizeof(double) ? Dtype(-DBL_MAX)
+                                                 : Dtype(-FLT_MAX);
+    int best_index = -1;
+    for (int h = hstart; h < hend; ++h)
+      for (int w = wstart; w < wend; ++w)
+        if (in[h * g.width + w] > best) {
+          best = in[h * g.width + w];
+          best_index = h * g.width + w;
+        }
+    y[index] = best;
+    mask[index] = best_index;
+  }
+  CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+template <typename Dtype>
+struct AvePoolForward {
+  const Dtype* x;
+  Dtype* y;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const int pw = static_cast<int>(index % g.pooled_width);
+    const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
+    const long plane = index / (static_cast<long>(g.pooled_width) *
+                                g.pooled_height);
+    int hstart = ph * g.stride_h - g.pad_h;
+    int wstart = pw * g.stride_w - g.pad_w;
+    int hend = Min(hstart + g.kernel_h, g.height + g.pad_h);
+    int wend = Min(wstart + g.kernel_w, g.width + g.pad_w);
+    const int pool_size = (hend - hstart) * (wend - wstart);
+    hstart = hstart > 0 ? hstart : 0;
+    wstart = wstart > 0 ? wstart : 0;
+    hend = Min(hend, g.height);
+    wend = Min(wend, g.width);
+    const Dtype* in = x + plane * g.height * g.width;
+    Dtype sum = 0;
+    for (int h = hstart; h < hend; ++h)
+      for (int w = wstart; w < wend; ++w) sum += in[h * g.width + w];
+    y[index] = sum / pool_size;
+  }
+  CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+// dx at one input element: the sum of dy over the windows whose argmax it
+// is, in window order.
+template <typename Dtype>
+struct MaxPoolBackward {
+  const Dtype* dy;
+  const int* mask;
+  Dtype* dx;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const int w = static_cast<int>(index % g.width);
+    const int h = static_cast<int>((index / g.width) % g.height);
+    const long plane = index / (static_cast<long>(g.width) * g.height);
+    const int phstart =
+        (h + g.pad_h < g.kernel_h) ? 0 : (h + g.pad_h - g.kernel_h) / g.stride_h + 1;
+    const int phend = Min((h + g.pad_h) / g.stride_h + 1, g.pooled_height);
+    const int pwstart =
+        (w + g.pad_w < g.kernel_w) ? 0 : (w + g.pad_w - g.kernel_w) / g.stride_w + 1;
+    const int pwend = Min((w + g.pad_w) / g.stride_w + 1, g.pooled_width);
+    const long base = plane * g.pooled_height * g.pooled_width;
+    const int self = h * g.width + w;
+    Dtype gradient = 0;
+    for (int ph = phstart; ph < phend; ++ph)
+      for (int pw = pwstart; pw < pwend; ++pw) {
+        const long o = base + ph * g.pooled_width + pw;
+        if (mask[o] == self) gradient += dy[o];
+      }
+    dx[index] = gradient;
+  }
+  CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+template <typename Dtype>
+struct AvePoolBackward {
+  const Dtype* dy;
+  Dtype* dx;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const int w = static_cast<int>(index % g.width) + g.pad_w;
+    const int h = static_cast<int>((index / g.width) % g.height) + g.pad_h;
+    const long plane = index / (static_cast<long>(g.width) * g.height);
+    const int phstart = (h < g.kernel_h) ? 0 : (h - g.kernel_h) / g.stride_h + 1;
+    const int phend = Min(h / g.stride_h + 1, g.pooled_height);
+    const int pwstart = (w < g.kernel_w) ? 0 : (w - g.kernel_w) / g.stride_w + 1;
+    const int pwend = Min(w / g.stride_w + 1, g.pooled_width);
+    const long base = plane * g.pooled_height * g.pooled_width;
+    Dtype gradient = 0;
+    for (int ph = phstart; ph < phend; ++ph)
+      for (int pw = pwstart; pw < pwend; ++pw) {
+        const int hstart = ph * g.stride_h - g.pad_h;
+        const int wstart = pw * g.stride_w - g.pad_w;
+        const int hend = Min(hstart + g.kernel_h, g.height + g.pad_h);
+        const int wend = Min(wstart + g.kernel_w, g.width + g.pad_w);
+        const int pool_size = (hend - hstart) * (wend - wstart);
+        gradient += dy[base + ph * g.pooled_width + pw] / pool_size;
+      }
+    dx[index] = gradient;
+  }
+  CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_POOLING_KERNELS_HPP_

@@ -1,0 +1,33 @@
+// ReLU on the GPU: launches of the bodies in relu_kernels.hpp.
+#include "caffe/layers/relu_layer.hpp"
+#include "caffe/util/gpu_launch.cuh"
+#include "relu_kernels.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void ReLULayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  ForEachGpu(bottom[0]->count(),
+             ReLUForward<Dtype>{
+                 bottom[0]->gpu_data(), top[0]->mutable_gpu_data(),
+                 static_cast<Dtype>(
+                     this->layer_param_.relu_param().negative_slope())});
+}
+
+template <typename Dtype>
+void ReLULayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
+                                    const vector<bool>& propagate_down,
+                                    const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0]) return;
+  ForEachGpu(bottom[0]->count(),
+             ReLUBackward<Dtype>{
+                 bottom[0]->gpu_data(), top[0]->gpu_diff(),
+                 bottom[0]->mutable_gpu_diff(),
+                 static_cast<Dtype>(
+                     this->layer_param_.relu_param().negative_slope())});
+}
+
+INSTANTIATE_LAYER_GPU_FUNCS(ReLULayer);
+
+}  // namespace caffe

@@ -1,0 +1,113 @@
+// Convolution algorithm choice (util/conv_algorithm.hpp) on made-up
+// candidate lists, and the cuDNN engine's descriptor code, which needs no
+// GPU: cuDNN's output shape for each geometry must be the layer's own.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "caffe/common.hpp"
+#include "caffe/util/conv_algorithm.hpp"
+#include "caffe/util/cudnn_conv.hpp"
+
+namespace caffe {
+namespace {
+
+ConvAlgorithmCandidate Candidate(int algo, size_t bytes, bool deterministic = true,
+                                 bool ok = true) {
+  ConvAlgorithmCandidate c;
+  c.algo = algo;
+  c.workspace_bytes = bytes;
+  c.deterministic = deterministic;
+  c.ok = ok;
+  return c;
+}
+
+TEST(ConvAlgorithmTest, TakesTheBestCandidateThatFits) {
+  const std::vector<ConvAlgorithmCandidate> ranked = {
+      Candidate(6, 1 << 30), Candidate(1, 1 << 20), Candidate(0, 0)};
+  EXPECT_EQ(ChooseAlgorithm(ranked, size_t(2) << 30, true), 0);
+  EXPECT_EQ(ChooseAlgorithm(ranked, size_t(64) << 20, true), 1);
+  // No workspace at all: the best algorithm that needs none.
+  EXPECT_EQ(ChooseAlgorithm(ranked, 0, true), 2);
+}
+
+TEST(ConvAlgorithmTest, SkipsFailedAndNondeterministicCandidates) {
+  const std::vector<ConvAlgorithmCandidate> ranked = {
+      Candidate(3, 0, false), Candidate(4, 0, true, false),
+      Candidate(5, 100, true)};
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1000, true), 2);
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1000, false), 0);
+  EXPECT_EQ(ChooseAlgorithm(ranked, 10, true), -1);  // the im2col path
+  EXPECT_EQ(ChooseAlgorithm({}, 1000, true), -1);
+}
+
+#ifdef USE_CUDA
+int OutDim(int in, int k, int p, int s, int d) {
+  return (in + 2 * p - (d * (k - 1) + 1)) / s + 1;
+}
+
+TEST(CudnnConvTest, DescriptorsGiveTheLayersOutputShape) {
+  // num, C, H, W, out C, kh, kw, ph, pw, sh, sw, dh, dw, group
+  const int cases[][14] = {
+      {2, 3, 7, 6, 4, 3, 3, 1, 1, 2, 2, 1, 1, 1},
+      {2, 3, 8, 7, 6, 3, 2, 1, 1, 1, 1, 2, 2, 3},
+      {2, 4, 3, 3, 5, 1, 1, 0, 0, 1, 1, 1, 1, 1},
+      {64, 3, 227, 227, 96, 11, 11, 0, 0, 4, 4, 1, 1, 1},
+      {8, 256, 13, 13, 384, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+      {1, 2, 9, 8, 2, 3, 3, 2, 1, 1, 2, 2, 3, 2},
+  };
+  for (const auto& c : cases) {
+    CudnnConvShape s;
+    s.num = c[0];
+    s.channels = c[1];
+    s.height = c[2];
+    s.width = c[3];
+    s.out_channels = c[4];
+    s.kernel_h = c[5];
+    s.kernel_w = c[6];
+    s.pad_h = c[7];
+    s.pad_w = c[8];
+    s.stride_h = c[9];
+    s.stride_w = c[10];
+    s.dilation_h = c[11];
+    s.dilation_w = c[12];
+    s.group = c[13];
+    s.out_height = OutDim(s.height, s.kernel_h, s.pad_h, s.stride_h,
+                          s.dilation_h);
+    s.out_width = OutDim(s.width, s.kernel_w, s.pad_w, s.stride_w,
+                         s.dilation_w);
+    for (int dtype = 0; dtype < 2; ++dtype) {
+      int n = 0, ch = 0, h = 0, w = 0;
+      if (dtype == 0) {
+        CudnnConv<float>(s).OutputDim(&n, &ch, &h, &w);
+      } else {
+        CudnnConv<double>(s).OutputDim(&n, &ch, &h, &w);
+      }
+      EXPECT_EQ(n, s.num);
+      EXPECT_EQ(ch, s.out_channels);
+      EXPECT_EQ(h, s.out_height) << "kernel " << s.kernel_h;
+      EXPECT_EQ(w, s.out_width) << "kernel " << s.kernel_w;
+    }
+  }
+}
+
+TEST(CudnnConvTest, WithoutAGpuChoosingAlgorithmsIsAClearError) {
+  std::string why;
+  if (Caffe::GpuCount(&why) > 0)
+    GTEST_SKIP() << "a GPU is present: test_gpu covers the engine";
+  CudnnConvShape s{2, 3, 7, 6, 4, 5, 4, 3, 3, 0, 0, 1, 1, 1, 1, 1};
+  CudnnConv<float> engine(s);
+  try {
+    engine.ChooseAlgorithms(1 << 20);
+    ADD_FAILURE() << "cuDNN algorithms chosen without a GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuDNN needs a GPU: " + why),
+              std::string::npos)
+        << e.what();
+  }
+}
+#endif  // USE_CUDA
+
+}  // namespace
+}  // namespace caffe

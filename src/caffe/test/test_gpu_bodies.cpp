@@ -1,0 +1,193 @@
+// The GPU kernel bodies, run on the CPU: each functor a .cu file launches
+// (im2col_kernels.hpp, pooling_kernels.hpp) is run here by ForEach over the
+// same index space and compared with the CPU code it stands in for, so the
+// code the GPU runs is tested on every machine, GPU or not.
+//
+// im2col, the bias add and max pooling's forward copy or compare values:
+// equal exactly.  col2im, the bias sum and the pooling gradients add in
+// another order than the CPU loops: double, within 1e-12.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "../layers/pooling_kernels.hpp"
+#include "caffe/caffe.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "caffe/util/im2col.hpp"
+#include "caffe/util/im2col_kernels.hpp"
+#include "caffe/util/math_functions.hpp"
+
+namespace caffe {
+namespace {
+
+int OutDim(int in, int k, int p, int s, int d) {
+  return (in + 2 * p - (d * (k - 1) + 1)) / s + 1;
+}
+
+std::vector<double> Gaussian(int n, unsigned int seed) {
+  Caffe::set_random_seed(seed);
+  std::vector<double> v(n);
+  caffe_rng_gaussian<double>(n, 0.0, 1.0, v.data());
+  return v;
+}
+
+struct ConvCase { int C, H, W, kh, kw, ph, pw, sh, sw, dh, dw; };
+const ConvCase kConvCases[] = {
+    {2, 5, 6, 3, 3, 1, 1, 1, 1, 1, 1}, {3, 7, 5, 3, 2, 2, 0, 2, 1, 1, 1},
+    {1, 9, 8, 3, 3, 2, 1, 1, 2, 2, 3}, {2, 4, 4, 1, 1, 0, 0, 2, 2, 1, 1},
+    {1, 3, 4, 5, 5, 2, 2, 3, 3, 1, 1}, {4, 11, 13, 5, 3, 2, 1, 3, 2, 1, 2},
+};
+
+ConvGeometry Geometry(const ConvCase& c) {
+  ConvGeometry g;
+  g.channels = c.C;
+  g.height = c.H;
+  g.width = c.W;
+  g.kernel_h = c.kh;
+  g.kernel_w = c.kw;
+  g.pad_h = c.ph;
+  g.pad_w = c.pw;
+  g.stride_h = c.sh;
+  g.stride_w = c.sw;
+  g.dilation_h = c.dh;
+  g.dilation_w = c.dw;
+  g.height_col = OutDim(c.H, c.kh, c.ph, c.sh, c.dh);
+  g.width_col = OutDim(c.W, c.kw, c.pw, c.sw, c.dw);
+  return g;
+}
+
+TEST(GpuBodiesTest, Im2ColBodyEqualsIm2colCpu) {
+  for (const ConvCase& c : kConvCases) {
+    const ConvGeometry g = Geometry(c);
+    const std::vector<double> im = Gaussian(c.C * c.H * c.W, 3);
+    const size_t cols = static_cast<size_t>(c.C) * c.kh * c.kw *
+                        g.height_col * g.width_col;
+    std::vector<double> expected(cols, -1), actual(cols, -2);
+    im2col_cpu(im.data(), c.C, c.H, c.W, c.kh, c.kw, c.ph, c.pw, c.sh, c.sw,
+               c.dh, c.dw, expected.data());
+    ForEach(static_cast<long>(c.C) * g.height_col * g.width_col, 1,
+            Im2ColBody<double>{im.data(), actual.data(), g});
+    EXPECT_EQ(expected, actual) << "C=" << c.C << " H=" << c.H;
+  }
+}
+
+TEST(GpuBodiesTest, Col2ImBodyMatchesCol2imCpu) {
+  for (const ConvCase& c : kConvCases) {
+    const ConvGeometry g = Geometry(c);
+    const int cols = c.C * c.kh * c.kw * g.height_col * g.width_col;
+    const std::vector<double> col = Gaussian(cols, 4);
+    std::vector<double> expected(c.C * c.H * c.W, -1), actual(expected.size(), -2);
+    col2im_cpu(col.data(), c.C, c.H, c.W, c.kh, c.kw, c.ph, c.pw, c.sh, c.sw,
+               c.dh, c.dw, expected.data());
+    ForEach(static_cast<long>(actual.size()), 1,
+            Col2ImBody<double>{col.data(), actual.data(), g});
+    for (size_t i = 0; i < actual.size(); ++i)
+      ASSERT_NEAR(actual[i], expected[i], 1e-12) << "element " << i;
+  }
+}
+
+TEST(GpuBodiesTest, ChannelBiasAddAndSumMatchLoops) {
+  const int outer = 3, channels = 4, inner = 5;
+  std::vector<double> y = Gaussian(outer * channels * inner, 5);
+  const std::vector<double> bias = Gaussian(channels, 6);
+  std::vector<double> expected = y;
+  for (int n = 0; n < outer; ++n)
+    for (int c = 0; c < channels; ++c)
+      for (int i = 0; i < inner; ++i)
+        expected[(n * channels + c) * inner + i] += bias[c];
+  ForEach(static_cast<long>(y.size()), 1,
+          ChannelBiasAdd<double>{y.data(), bias.data(), channels, inner});
+  EXPECT_EQ(expected, y);
+  std::vector<double> sum(channels, 1.0), loop(channels, 1.0);
+  for (int c = 0; c < channels; ++c)
+    for (int n = 0; n < outer; ++n)
+      for (int i = 0; i < inner; ++i) loop[c] += y[(n * channels + c) * inner + i];
+  ForEach(channels, 1,
+          ChannelSum<double, ValueTerm<double> >{sum.data(), outer, channels,
+                                                 inner,
+                                                 ValueTerm<double>{y.data()}});
+  for (int c = 0; c < channels; ++c) EXPECT_NEAR(sum[c], loop[c], 1e-12);
+}
+
+struct PoolCase { int H, W, k, s, p; const char* method; };
+const PoolCase kPoolCases[] = {
+    {7, 8, 3, 2, 0, "MAX"}, {6, 6, 3, 2, 1, "MAX"}, {5, 7, 2, 2, 1, "MAX"},
+    {7, 8, 3, 2, 1, "AVE"}, {5, 5, 5, 1, 0, "AVE"}, {9, 6, 3, 3, 2, "AVE"},
+};
+
+// The pooling bodies against PoolingLayer<double>'s CPU loops (double
+// never takes the oneDNN engine).
+TEST(GpuBodiesTest, PoolingBodiesMatchThePoolingLayer) {
+  for (const PoolCase& c : kPoolCases) {
+    const bool max = std::string(c.method) == "MAX";
+    LayerParameter param;
+    param.set_name("pool");
+    param.set_type("Pooling");
+    PoolingParameter* pp = param.mutable_pooling_param();
+    pp->set_pool(max ? PoolingParameter_PoolMethod_MAX
+                     : PoolingParameter_PoolMethod_AVE);
+    pp->set_kernel_size(c.k);
+    pp->set_stride(c.s);
+    pp->set_pad(c.p);
+    const int N = 2, C = 3;
+    Blob<double> bottom(N, C, c.H, c.W), top;
+    const std::vector<double> x = Gaussian(bottom.count(), 7);
+    std::copy(x.begin(), x.end(), bottom.mutable_cpu_data());
+    std::vector<Blob<double>*> bottoms{&bottom}, tops{&top};
+    std::shared_ptr<Layer<double> > layer =
+        LayerRegistry<double>::CreateLayer(param);
+    layer->SetUp(bottoms, tops);
+    layer->Forward(bottoms, tops);
+    const std::vector<double> dy = Gaussian(top.count(), 8);
+    std::copy(dy.begin(), dy.end(), top.mutable_cpu_diff());
+    layer->Backward(tops, {true}, bottoms);
+
+    const PoolGeometry g{c.H, c.W, top.height(), top.width(), c.k, c.k,
+                         c.s, c.s, c.p, c.p};
+    std::vector<double> y(top.count(), -7), dx(bottom.count(), -7);
+    std::vector<int> mask(top.count(), -9);
+    if (max) {
+      ForEach(top.count(), 1,
+              MaxPoolForward<double>{x.data(), y.data(), mask.data(), g});
+      ForEach(bottom.count(), 1,
+              MaxPoolBackward<double>{dy.data(), mask.data(), dx.data(), g});
+    } else {
+      ForEach(top.count(), 1, AvePoolForward<double>{x.data(), y.data(), g});
+      ForEach(bottom.count(), 1,
+              AvePoolBackward<double>{dy.data(), dx.data(), g});
+    }
+    for (int i = 0; i < top.count(); ++i) {
+      if (max) {
+        ASSERT_EQ(y[i], top.cpu_data()[i]) << c.method << " top " << i;
+      } else {
+        ASSERT_NEAR(y[i], top.cpu_data()[i], 1e-12) << c.method << " top " << i;
+      }
+    }
+    for (int i = 0; i < bottom.count(); ++i)
+      ASSERT_NEAR(dx[i], bottom.cpu_diff()[i], 1e-12)
+          << c.method << " k" << c.k << " s" << c.s << " p" << c.p
+          << " bottom diff " << i;
+  }
+}
+
+// Without a GPU, asking for a blob's GPU memory is a caffe::Error saying
+// why -- never a crash or an abort that would take a Python host along.
+TEST(GpuBodiesTest, WithoutAGpuGpuMemoryIsAClearError) {
+  std::string why;
+  if (Caffe::GpuCount(&why) > 0)
+    GTEST_SKIP() << "a GPU is present: test_gpu covers GPU memory";
+  Blob<float> blob(std::vector<int>{2, 3});
+  blob.mutable_cpu_data()[0] = 1;
+  try {
+    blob.gpu_data();
+    ADD_FAILURE() << "GPU memory handed out without a GPU";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GPU"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(blob.cpu_data()[0], 1);  // the CPU copy is untouched
+}
+
+}  // namespace
+}  // namespace caffe

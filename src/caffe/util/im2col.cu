@@ -1,0 +1,45 @@
+// GPU launches of the im2col/col2im and bias bodies (im2col_kernels.hpp).
+#include "caffe/util/elementwise.hpp"
+#include "caffe/util/gpu_kernels.hpp"
+#include "caffe/util/gpu_launch.cuh"
+#include "caffe/util/im2col_kernels.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void im2col_gpu(const Dtype* im, const ConvGeometry& g, Dtype* col) {
+  ForEachGpu(static_cast<long>(g.channels) * g.height_col * g.width_col,
+             Im2ColBody<Dtype>{im, col, g});
+}
+
+template <typename Dtype>
+void col2im_gpu(const Dtype* col, const ConvGeometry& g, Dtype* im) {
+  ForEachGpu(static_cast<long>(g.channels) * g.height * g.width,
+             Col2ImBody<Dtype>{col, im, g});
+}
+
+template <typename Dtype>
+void gpu_channel_bias_add(long outer, int channels, long inner,
+                          const Dtype* bias, Dtype* y) {
+  ForEachGpu(outer * channels * inner,
+             ChannelBiasAdd<Dtype>{y, bias, channels, inner});
+}
+
+template <typename Dtype>
+void gpu_channel_sum(int outer, int channels, int inner, const Dtype* x,
+                     Dtype* acc) {
+  ForEachGpu(channels, ChannelSum<Dtype, ValueTerm<Dtype> >{
+                           acc, outer, channels, inner, ValueTerm<Dtype>{x}});
+}
+
+#define INSTANTIATE_IM2COL_GPU(Dtype)                                        \
+  template void im2col_gpu<Dtype>(const Dtype*, const ConvGeometry&, Dtype*); \
+  template void col2im_gpu<Dtype>(const Dtype*, const ConvGeometry&, Dtype*); \
+  template void gpu_channel_bias_add<Dtype>(long, int, long, const Dtype*,   \
+                                            Dtype*);                         \
+  template void gpu_channel_sum<Dtype>(int, int, int, const Dtype*, Dtype*)
+
+INSTANTIATE_IM2COL_GPU(float);
+INSTANTIATE_IM2COL_GPU(double);
+
+}  // namespace caffe
