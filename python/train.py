@@ -7,8 +7,9 @@
     mpirun -np 4 python3 python/train.py --solver=... # data-parallel, CPU
 
 Caffe's script starts one process per GPU and sums gradients with NCCL.
-This build has no GPU back end: --gpus asks for GPUs and is refused with
-a clear error, and the script trains on the CPU when it is left out.
+Here --gpus 0 trains on that GPU; several GPUs in one process (NCCL) are
+not in this build yet, and where there is no GPU --gpus is refused with
+a clear error.  The script trains on the CPU when it is left out.
 Several processes train data-parallel when mpirun starts them (each rank
 runs this script; caffe.init_distributed joins them), which is what
 --gpus 0,1,... does in Caffe.
@@ -83,7 +84,10 @@ def solve(proto, snapshot, timing):
 def train(solver, snapshot=None, gpus=None, timing=False):
     """What the command line does: solver is the solver file."""
     if gpus:
-        caffe.set_device(gpus[0])     # refused, with the reason, CPU-only
+        if len(gpus) > 1:
+            raise SystemExit('--gpus: one GPU per process in this build '
+                             '(several need NCCL, not built yet)')
+        caffe.set_device(gpus[0])     # refused, with the reason, without a GPU
         caffe.set_mode_gpu()
     caffe.set_mode_cpu()
     caffe.init_log(0, True)

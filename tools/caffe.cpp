@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/memory_resource.hpp"
 #include "caffe/parallel/distributed.hpp"
 #include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
@@ -40,8 +41,9 @@ using caffe::string;
 using caffe::vector;
 
 DEFINE_string(gpu, "",
-              "GPU ids to run on ('0', '0,1' or 'all'); this build has no GPU "
-              "support and refuses the flag.");
+              "GPU id to run on ('0', or 'all' on a one-GPU machine); without "
+              "it, the CPU.  Several GPUs in one process are not supported "
+              "yet.");
 DEFINE_string(solver, "", "The solver definition protocol buffer text file.");
 DEFINE_string(model, "", "The model definition protocol buffer text file.");
 DEFINE_string(phase, "", "Network phase (TRAIN or TEST). Only used for 'time'.");
@@ -96,11 +98,37 @@ vector<string> SplitList(const string& s) {
   return out;
 }
 
-void RefuseGpu() {
-  if (!FLAGS_gpu.empty())
-    throw Error("--gpu=" + FLAGS_gpu +
-                ": this LeanCaffe build has no GPU support (CPU only); drop "
-                "--gpu to train on the CPU");
+// The mode from --gpu, as Caffe 1.0 reads it: empty means the CPU, "all"
+// every GPU, "0" or "0,1" those ids.  One GPU per process for now: several
+// in one process need the NCCL path, which this build does not have yet.
+void SelectDevice() {
+  Caffe::set_mode(Caffe::CPU);
+  if (FLAGS_gpu.empty()) return;
+  string why;
+  const int count = Caffe::GpuCount(&why);
+  if (count == 0)
+    throw Error("--gpu=" + FLAGS_gpu + ": " + why +
+                "; drop --gpu to run on the CPU");
+  vector<int> ids;
+  if (FLAGS_gpu == "all") {
+    for (int i = 0; i < count; ++i) ids.push_back(i);
+  } else {
+    for (const string& id : SplitList(FLAGS_gpu)) {
+      char* end = nullptr;
+      const long value = std::strtol(id.c_str(), &end, 10);
+      if (id.empty() || *end != '\0' || value < 0 || value >= count)
+        throw Error("--gpu=" + FLAGS_gpu + ": '" + id +
+                    "' is not a GPU id on this machine (0 to " +
+                    std::to_string(count - 1) + ")");
+      ids.push_back(static_cast<int>(value));
+    }
+  }
+  if (ids.size() > 1)
+    throw Error("--gpu=" + FLAGS_gpu + ": training on several GPUs in one "
+                "process (NCCL) is not in this build yet; give one GPU id");
+  Caffe::SetDevice(ids[0]);
+  Caffe::set_mode(Caffe::GPU);
+  LOG(INFO) << "Using GPU " << ids[0];
 }
 
 caffe::Phase GetPhase(caffe::Phase default_phase) {
@@ -149,16 +177,23 @@ int train() {
   if (FLAGS_solver.empty()) throw Error("train needs --solver=<prototxt>");
   if (!FLAGS_snapshot.empty() && !FLAGS_weights.empty())
     throw Error("give --snapshot or --weights, not both");
-  RefuseGpu();
   caffe::SolverParameter solver_param;
   caffe::ReadSolverParamsFromTextFileOrDie(FLAGS_solver, &solver_param);
   solver_param.mutable_train_state()->set_level(FLAGS_level);
   for (const string& s : SplitList(FLAGS_stage))
     solver_param.mutable_train_state()->add_stage(s);
-  if (solver_param.solver_mode() == caffe::SolverParameter_SolverMode_GPU) {
-    LOG(INFO) << "solver_mode is GPU but this build is CPU-only; using CPU.";
+  // Without --gpu, an explicit solver_mode: GPU picks device_id (Caffe
+  // 1.0's rule); where there is no GPU the run stays on the CPU, saying so.
+  if (FLAGS_gpu.empty() && solver_param.has_solver_mode() &&
+      solver_param.solver_mode() == caffe::SolverParameter_SolverMode_GPU) {
+    string why;
+    if (Caffe::GpuCount(&why) > 0) {
+      FLAGS_gpu = std::to_string(solver_param.device_id());
+    } else {
+      LOG(INFO) << "solver_mode is GPU but " << why << "; using the CPU.";
+    }
   }
-  Caffe::set_mode(Caffe::CPU);
+  SelectDevice();
   const SolverAction::Enum on_int = ParseEffect(FLAGS_sigint_effect);
   const SolverAction::Enum on_hup = ParseEffect(FLAGS_sighup_effect);
   const SolverAction::Enum on_usr1 = ParseEffect(FLAGS_sigusr1_effect);
@@ -192,7 +227,7 @@ REGISTER_BREW(train);
 int test() {
   if (FLAGS_model.empty()) throw Error("test needs --model=<prototxt>");
   if (FLAGS_weights.empty()) throw Error("test needs --weights=<caffemodel>");
-  RefuseGpu();
+  SelectDevice();
   vector<string> stages = SplitList(FLAGS_stage);
   Net<float> net(FLAGS_model, caffe::TEST, FLAGS_level, &stages);
   net.CopyTrainedLayersFrom(FLAGS_weights);
@@ -239,6 +274,7 @@ int test() {
 REGISTER_BREW(test);
 
 double MsSince(std::chrono::steady_clock::time_point t) {
+  Caffe::Synchronize();  // time GPU work, not its launch
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t)
       .count();
@@ -246,7 +282,7 @@ double MsSince(std::chrono::steady_clock::time_point t) {
 
 int time() {
   if (FLAGS_model.empty()) throw Error("time needs --model=<prototxt>");
-  RefuseGpu();
+  SelectDevice();
   const caffe::Phase phase = GetPhase(caffe::TRAIN);
   vector<string> stages = SplitList(FLAGS_stage);
   Net<float> net(FLAGS_model, phase, FLAGS_level, &stages);
@@ -312,6 +348,12 @@ int time() {
   LOG(INFO) << "Average Forward-Backward: " << total / FLAGS_iterations
             << " ms.";
   LOG(INFO) << "Total Time: " << total << " ms.";
+  if (Caffe::mode() == Caffe::GPU) {
+    // Every device byte LeanCaffe allocated (blobs, the plan's arena,
+    // workspaces); cuBLAS's and the CUDA context's own memory are not in it.
+    LOG(INFO) << "Peak GPU memory allocated: " << caffe::DeviceBytesPeak()
+              << " bytes.";
+  }
   LOG(INFO) << "*** Benchmark ends ***";
   return 0;
 }
@@ -321,7 +363,7 @@ REGISTER_BREW(time);
 // footprint, the lower bound, each level's plan and measured peaks.
 int mem() {
   if (FLAGS_model.empty()) throw Error("mem needs --model=<prototxt>");
-  RefuseGpu();
+  SelectDevice();
   const caffe::Phase phase = GetPhase(caffe::TRAIN);
   const bool level_given =
       !gflags::GetCommandLineFlagInfoOrDie("level").is_default;

@@ -618,14 +618,11 @@ PYBIND11_MODULE(_caffe, m) {
 
   // Process-wide settings.
   m.def("set_mode_cpu", []() { Caffe::set_mode(Caffe::CPU); });
-  m.def("set_mode_gpu", []() {
-    throw Error("set_mode_gpu: this LeanCaffe build has no GPU support "
-                "(CPU only); keep caffe.set_mode_cpu()");
-  });
-  m.def("set_device", [](int device) {
-    throw Error("set_device(" + std::to_string(device) +
-                "): this LeanCaffe build has no GPU support (CPU only)");
-  }, py::arg("device_id"));
+  // Without a CUDA build or a GPU these raise (caffe.Error says why) and
+  // the mode stays CPU: a script written for a GPU learns it has none.
+  m.def("set_mode_gpu", []() { Caffe::set_mode(Caffe::GPU); });
+  m.def("set_device", [](int device) { Caffe::SetDevice(device); },
+        py::arg("device_id"));
   m.def("set_random_seed", [](unsigned int seed) {
     Caffe::set_random_seed(seed);
   }, py::arg("seed"));

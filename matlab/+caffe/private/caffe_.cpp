@@ -560,22 +560,26 @@ void set_memory_limit(MEX_ARGS) {
   caffe::SetHostMemoryLimit(static_cast<size_t>(bytes));
 }
 
-// Refused rather than recorded: nothing here could run on a GPU, and a
-// silent fallback would hide that from a script written for one.
+// Without a CUDA build or a GPU: an Octave error saying why (the mode
+// stays CPU), never a silent fallback a GPU script would not notice.
 void set_mode_gpu(MEX_ARGS) {
   Check(nrhs == 0, "Usage: caffe_('set_mode_gpu')");
-  throw MexError("caffe:noGpu",
-                 "caffe.set_mode_gpu: this LeanCaffe build has no GPU "
-                 "support (CPU only); use caffe.set_mode_cpu()");
+  std::string why;
+  if (caffe::Caffe::GpuCount(&why) == 0)
+    throw MexError("caffe:noGpu", "caffe.set_mode_gpu: " + why +
+                                      "; use caffe.set_mode_cpu()");
+  caffe::Caffe::set_mode(caffe::Caffe::GPU);
 }
 
 void set_device(MEX_ARGS) {
   Check(nrhs == 1 && mxIsNumeric(prhs[0]) &&
             mxGetNumberOfElements(prhs[0]) == 1,
         "Usage: caffe_('set_device', device_id)");
-  throw MexError("caffe:noGpu",
-                 "caffe.set_device: this LeanCaffe build has no GPU support "
-                 "(CPU only), so there is no device to select");
+  std::string why;
+  if (caffe::Caffe::GpuCount(&why) == 0)
+    throw MexError("caffe:noGpu", "caffe.set_device: " + why +
+                                      ", so there is no device to select");
+  caffe::Caffe::SetDevice(static_cast<int>(mxGetScalar(prhs[0])));
 }
 
 void get_init_key(MEX_ARGS) {

@@ -149,10 +149,15 @@ layer { name: "d" type: "Data" top: "data" top: "label"
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("foreign.caffemodel"), std::string::npos)
       << r.output;
-  // GPU requests are refused clearly in this CPU build.
-  r = RunTool("caffe train --solver=solver.prototxt --gpu=0", dir_.path());
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("no GPU support"), std::string::npos) << r.output;
+  // Without a GPU, --gpu is refused saying why (a CPU-only build, or no
+  // device), exit status 1.
+  std::string why;
+  if (Caffe::GpuCount(&why) == 0) {
+    r = RunTool("caffe train --solver=solver.prototxt --gpu=0", dir_.path());
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("--gpu=0: " + why), std::string::npos)
+        << r.output;
+  }
   // Unknown action.
   r = RunTool("caffe frobnicate", dir_.path());
   EXPECT_EQ(r.status, 1);
@@ -314,12 +319,15 @@ TEST_F(CaffeToolTest, NetOverTheAddressSpaceLimitIsRefusedWithWhatFits) {
               "num_output: 32 kernel_size: 3");
   WriteFile(dir_.file("net.prototxt"), net);
   // About 0.5 GB of address space is the tool's own (libraries, thread
-  // stacks); the plain net needs several GB.
+  // stacks); the plain net needs several GB.  Which check refuses first
+  // (the net's, or the training run's with the solver state) depends on
+  // how much the tool's libraries map, so either message passes.
   const RunResult r = RunTool("caffe train --solver=solver.prototxt",
                               dir_.path(), "ulimit -v 1500000 && ");
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("net 'tiny' (TRAIN) does not fit in host memory"),
-            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("'tiny'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("does not fit in host memory"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("limited by the address-space limit (ulimit -v"),
             std::string::npos) << r.output;
   EXPECT_NE(r.output.find("What would fit:"), std::string::npos) << r.output;
