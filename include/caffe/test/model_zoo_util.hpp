@@ -6,6 +6,7 @@
 #define CAFFE_TEST_MODEL_ZOO_UTIL_HPP_
 
 #include <ostream>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,16 @@ inline std::vector<ZooModel> ZooModels() {
           {"resnet50", 3, 224}};
 }
 
+// The checkout the tests were built from, or $CAFFE_SOURCE_DIR when set
+// (the GPU bundle runs on another machine, in another folder).
+inline std::string SourceDir() {
+  const char* env = std::getenv("CAFFE_SOURCE_DIR");
+  return env && *env ? std::string(env) : std::string(CAFFE_SOURCE_DIR);
+}
+
 inline std::string ModelPath(const std::string& model,
                              const std::string& file) {
-  return std::string(CAFFE_SOURCE_DIR) + "/models/" + model + "/" + file;
+  return SourceDir() + "/models/" + model + "/" + file;
 }
 
 // train_val.prototxt with Data layers replaced by DummyData of `batch`,

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# gpu_check.sh: every GPU test and the GPU benchmark, in one command, on a
+# machine with a GPU (run from the repository root after make gpu-bundle
+# put the binaries in .gpu/).  Logs go to $OUT (default gpu_logs/):
+#   env.txt        nvidia-smi, library resolution, device_query
+#   test_gpu.log   the gpu-labelled tests (test_gpu), test_gpu.xml
+#   bench.log      bench/gpu/run_gpu_bench.sh (skipped with GPU_BENCH=0)
+# Exit status: that of the tests.
+#
+# The packed libraries are put on the library path of LeanCaffe's own
+# binaries only (LEANCAFFE_RUN), never exported: PyTorch, run beside them
+# by the benchmark, keeps its own.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu_logs}"
+mkdir -p "$OUT"
+if [ ! -x .gpu/bin/test_gpu ]; then
+  tar -C .gpu -xzf .gpu/leancaffe_gpu.tar.gz || {
+    echo "gpu_check: no .gpu/leancaffe_gpu.tar.gz; run make gpu-bundle" >&2
+    exit 2; }
+fi
+# CUDA's libraries come from the PyTorch environment there.
+PY="$(command -v python3)"
+SP="$("$PY" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)"
+for d in "$SP"/nvidia/cu13/lib "$SP"/nvidia/cudnn/lib "$SP"/nvidia/nccl/lib \
+         "$SP"/nvidia/cublas/lib "$SP"/nvidia/cuda_runtime/lib \
+         "$SP"/nvidia/curand/lib; do
+  [ -d "$d" ] && LIBS="${LIBS:+$LIBS:}$d"
+done
+LEANCAFFE_LD="$PWD/.gpu/lib${LIBS:+:$LIBS}"
+export LEANCAFFE_RUN="env LD_LIBRARY_PATH=$LEANCAFFE_LD"
+export CAFFE_SOURCE_DIR="$PWD"
+{
+  nvidia-smi
+  echo "LeanCaffe's library path: $LEANCAFFE_LD"
+  $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -E "not found|cud|cublas|nccl" || true
+  $LEANCAFFE_RUN .gpu/bin/caffe device_query 2>&1
+} > "$OUT/env.txt" 2>&1
+if $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -q "not found"; then
+  echo "gpu_check: libraries not found (see $OUT/env.txt)"
+  grep "not found" "$OUT/env.txt"
+  exit 2
+fi
+$LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_output="xml:$OUT/test_gpu.xml" \
+  ${GPU_TEST_FILTER:+--gtest_filter=$GPU_TEST_FILTER} > "$OUT/test_gpu.log" 2>&1
+status=$?
+grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran" "$OUT/test_gpu.log" | tail -30
+if [ "${GPU_BENCH:-1}" != 0 ] && [ -x bench/gpu/run_gpu_bench.sh ]; then
+  bash bench/gpu/run_gpu_bench.sh > "$OUT/bench.log" 2>&1
+  tail -40 "$OUT/bench.log"
+fi
+exit $status
