@@ -24,14 +24,20 @@ void Caffe::set_random_seed(unsigned int seed) { Get().rng_.seed(seed); }
 
 #ifndef USE_CUDA
 
+// The same words as a CUDA build without a device ("no GPU..."), so
+// callers and tests need not know which build they run in.
 void Caffe::set_mode(Brew mode) {
-  if (mode == GPU)
-    NO_GPU << " Caffe::set_mode(Caffe::GPU) refused; the mode stays CPU.";
+  string why;
+  if (mode == GPU && GpuCount(&why) == 0)
+    throw Error("Caffe::set_mode(Caffe::GPU) refused, the mode stays CPU: " +
+                why);
   Get().mode_ = mode;
 }
 
 void Caffe::SetDevice(int device_id) {
-  NO_GPU << " (asked for GPU " << device_id << ")";
+  string why;
+  GpuCount(&why);
+  throw Error("cannot use GPU " + std::to_string(device_id) + ": " + why);
 }
 
 void Caffe::DeviceQuery() {
