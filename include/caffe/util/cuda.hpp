@@ -50,6 +50,10 @@ std::string CublasErrorMessage(const char* call, cublasStatus_t status);
 #define CUDA_POST_LAUNCH_CHECK(what) CUDA_CHECK(cudaPeekAtLastError())
 
 int GpuCount(std::string* why);
+// The current device (cudaGetDevice); where there is none, caffe::Error
+// "<library> needs a GPU: <why>".  The handles call it on every use, so
+// the device count is asked only when this fails.
+int CurrentDevice(const char* library);
 cublasHandle_t CublasHandle();
 
 }  // namespace caffe

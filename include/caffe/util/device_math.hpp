@@ -113,6 +113,45 @@ void DivOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
                    caffe_div(static_cast<int>(n), a, b, y));
 }
 
+// y = a * x + b * y
+template <typename Dtype>
+void AxpbyOn(bool gpu, long n, Dtype a, const Dtype* x, Dtype b, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_axpby<Dtype>(n, a, x, b, y),
+                   caffe_cpu_axpby(static_cast<int>(n), a, x, b, y));
+}
+// y = sign(x), y = x ^ p
+template <typename Dtype>
+void SignOn(bool gpu, long n, const Dtype* x, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_sign<Dtype>(n, x, y),
+                   caffe_cpu_sign(static_cast<int>(n), x, y));
+}
+template <typename Dtype>
+void PowxOn(bool gpu, long n, const Dtype* x, Dtype p, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_powx<Dtype>(n, x, p, y),
+                   caffe_powx(static_cast<int>(n), x, p, y));
+}
+// y = a + b (element-wise); y += a
+template <typename Dtype>
+void AddOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_add<Dtype>(n, a, b, y),
+                   caffe_add(static_cast<int>(n), a, b, y));
+}
+template <typename Dtype>
+void AddScalarOn(bool gpu, long n, Dtype a, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_add_scalar<Dtype>(n, a, y),
+                   caffe_add_scalar(static_cast<int>(n), a, y));
+}
+// sum of x * y
+template <typename Dtype>
+Dtype DotOn(bool gpu, long n, const Dtype* x, const Dtype* y) {
+#ifdef USE_CUDA
+  if (gpu) return caffe_gpu_dot<Dtype>(n, x, y);
+#else
+  if (gpu) NO_GPU;
+#endif
+  return caffe_cpu_dot(static_cast<int>(n), x, y);
+}
+
 }  // namespace caffe
 
 #endif  // CAFFE_UTIL_DEVICE_MATH_HPP_

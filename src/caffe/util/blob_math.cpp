@@ -1,7 +1,6 @@
 #include "caffe/util/blob_math.hpp"
 
-#include "caffe/util/gpu_kernels.hpp"
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_math.hpp"
 
 namespace caffe {
 namespace blob_math {
@@ -17,133 +16,92 @@ const Dtype* In(Part<Dtype> p, int count) {
   CAFFE_INTERNAL_CHECK(p.count() == count)
       << "blob_math: parts of " << p.count() << " and " << count
       << " elements";
-  if (OnGpu()) return p.diff ? p.blob->gpu_diff() : p.blob->gpu_data();
-  return p.diff ? p.blob->cpu_diff() : p.blob->cpu_data();
+  return p.diff ? DiffOn(OnGpu(), *p.blob) : DataOn(OnGpu(), *p.blob);
 }
 template <typename Dtype>
 Dtype* Out(Part<Dtype> p) {
-  if (OnGpu())
-    return p.diff ? p.blob->mutable_gpu_diff() : p.blob->mutable_gpu_data();
-  return p.diff ? p.blob->mutable_cpu_diff() : p.blob->mutable_cpu_data();
+  return p.diff ? MutableDiffOn(OnGpu(), p.blob)
+                : MutableDataOn(OnGpu(), p.blob);
 }
-
-#ifdef USE_CUDA
-#define ON_DEVICE(gpu_call, cpu_call) \
-  if (OnGpu()) {                      \
-    gpu_call;                         \
-  } else {                            \
-    cpu_call;                         \
-  }
-#else
-#define ON_DEVICE(gpu_call, cpu_call) cpu_call
-#endif
 
 }  // namespace
 
 template <typename Dtype>
 void Set(Dtype value, Part<Dtype> y) {
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_set<Dtype>(y.count(), value, yp),
-            caffe_set(y.count(), value, yp));
+  SetOn(OnGpu(), y.count(), value, Out(y));
 }
 
 template <typename Dtype>
 void Scal(Dtype a, Part<Dtype> y) {
-  Dtype* yp = Out(y);
-  ON_DEVICE(caffe_gpu_scal<Dtype>(y.count(), a, yp),
-            caffe_scal(y.count(), a, yp));
+  ScalOn(OnGpu(), y.count(), a, Out(y));
 }
 
 template <typename Dtype>
 void Scale(Dtype a, Part<Dtype> x, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_scale<Dtype>(y.count(), a, xp, yp),
-            caffe_cpu_scale(y.count(), a, xp, yp));
+  ScaleOn(OnGpu(), y.count(), a, xp, Out(y));
 }
 
 template <typename Dtype>
 void Axpy(Dtype a, Part<Dtype> x, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(caffe_gpu_axpy<Dtype>(y.count(), a, xp, yp),
-            caffe_axpy(y.count(), a, xp, yp));
+  AxpyOn(OnGpu(), y.count(), a, xp, Out(y));
 }
 
 template <typename Dtype>
 void Axpby(Dtype a, Part<Dtype> x, Dtype b, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_axpby<Dtype>(y.count(), a, xp, b, yp),
-            caffe_cpu_axpby(y.count(), a, xp, b, yp));
+  AxpbyOn(OnGpu(), y.count(), a, xp, b, Out(y));
 }
 
 template <typename Dtype>
 void Copy(Part<Dtype> x, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_copy_bytes(sizeof(Dtype) * y.count(), xp, yp),
-            caffe_copy(y.count(), xp, yp));
+  CopyOn(OnGpu(), y.count(), xp, Out(y));
 }
 
 template <typename Dtype>
 void Sign(Part<Dtype> x, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_sign<Dtype>(y.count(), xp, yp),
-            caffe_cpu_sign(y.count(), xp, yp));
+  SignOn(OnGpu(), y.count(), xp, Out(y));
 }
 
 template <typename Dtype>
 void Powx(Part<Dtype> x, Dtype p, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_powx<Dtype>(y.count(), xp, p, yp),
-            caffe_powx(y.count(), xp, p, yp));
+  PowxOn(OnGpu(), y.count(), xp, p, Out(y));
 }
 
 template <typename Dtype>
 void Add(Part<Dtype> a, Part<Dtype> b, Part<Dtype> y) {
   const Dtype* ap = In(a, y.count());
   const Dtype* bp = In(b, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_add<Dtype>(y.count(), ap, bp, yp),
-            caffe_add(y.count(), ap, bp, yp));
+  AddOn(OnGpu(), y.count(), ap, bp, Out(y));
 }
 
 template <typename Dtype>
 void Mul(Part<Dtype> a, Part<Dtype> b, Part<Dtype> y) {
   const Dtype* ap = In(a, y.count());
   const Dtype* bp = In(b, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_mul<Dtype>(y.count(), ap, bp, yp),
-            caffe_mul(y.count(), ap, bp, yp));
+  MulOn(OnGpu(), y.count(), ap, bp, Out(y));
 }
 
 template <typename Dtype>
 void Div(Part<Dtype> a, Part<Dtype> b, Part<Dtype> y) {
   const Dtype* ap = In(a, y.count());
   const Dtype* bp = In(b, y.count());
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_div<Dtype>(y.count(), ap, bp, yp),
-            caffe_div(y.count(), ap, bp, yp));
+  DivOn(OnGpu(), y.count(), ap, bp, Out(y));
 }
 
 template <typename Dtype>
 void AddScalar(Dtype a, Part<Dtype> y) {
-  Dtype* yp = Out(y);
-  ON_DEVICE(gpu_add_scalar<Dtype>(y.count(), a, yp),
-            caffe_add_scalar(y.count(), a, yp));
+  AddScalarOn(OnGpu(), y.count(), a, Out(y));
 }
 
 template <typename Dtype>
 Dtype Dot(Part<Dtype> x, Part<Dtype> y) {
   const Dtype* xp = In(x, y.count());
-  const Dtype* yp = In(y, y.count());
-#ifdef USE_CUDA
-  if (OnGpu()) return caffe_gpu_dot<Dtype>(y.count(), xp, yp);
-#endif
-  return caffe_cpu_dot(y.count(), xp, yp);
+  return DotOn(OnGpu(), y.count(), xp, In(y, y.count()));
 }
 
 #define INSTANTIATE_BLOB_MATH(Dtype)                                        \

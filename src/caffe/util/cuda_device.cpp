@@ -124,12 +124,20 @@ class DeviceMemoryResource : public MemoryResource {
 
 }  // namespace
 
+int CurrentDevice(const char* library) {
+  int device = 0;
+  const cudaError_t error = cudaGetDevice(&device);
+  if (error == cudaSuccess) return device;
+  cudaGetLastError();
+  std::string why;
+  if (GpuCount(&why) == 0)
+    throw Error(std::string(library) + " needs a GPU: " + why);
+  throw Error(CudaErrorMessage("cudaGetDevice", error));
+}
+
 cublasHandle_t CublasHandle() {
   thread_local ThreadHandles handles;
-  std::string why;
-  if (caffe::GpuCount(&why) == 0) throw Error("cuBLAS needs a GPU: " + why);
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
+  const int device = CurrentDevice("cuBLAS");
   if (handles.cublas && handles.device != device) {
     cublasDestroy(handles.cublas);
     handles.cublas = nullptr;

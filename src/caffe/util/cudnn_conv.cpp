@@ -30,10 +30,7 @@ cudnnHandle_t CudnnHandle() {
     }
   };
   thread_local Handle h;
-  std::string why;
-  if (caffe::GpuCount(&why) == 0) throw Error("cuDNN needs a GPU: " + why);
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
+  const int device = CurrentDevice("cuDNN");
   if (h.handle && h.device != device) {
     cudnnDestroy(h.handle);
     h.handle = nullptr;
