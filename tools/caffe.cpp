@@ -58,6 +58,9 @@ DEFINE_string(weights, "",
               "list of .caffemodel files. Cannot be set with --snapshot.");
 DEFINE_int32(iterations, 50, "The number of iterations to run.");
 DEFINE_string(plot, "", "For 'mem': write the plan as an SVG drawing here.");
+DEFINE_bool(fuse_chains, true,
+            "For 'time': run in-place BatchNorm/Scale/ReLU chains fused "
+            "(false: layer by layer, to compare).");
 DEFINE_string(sigint_effect, "stop",
               "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
 DEFINE_string(sighup_effect, "snapshot",
@@ -280,12 +283,21 @@ double MsSince(std::chrono::steady_clock::time_point t) {
       .count();
 }
 
+// " (fused: in <layer>'s time)" or " (fused: with the chain's layers)".
+string FusedNote(const Net<float>& net, int layer, int into) {
+  if (into < 0) return "";
+  if (into != layer)
+    return " (fused: in " + net.layer_names()[into] + "'s time)";
+  return " (fused: includes its chain's layers)";
+}
+
 int time() {
   if (FLAGS_model.empty()) throw Error("time needs --model=<prototxt>");
   SelectDevice();
   const caffe::Phase phase = GetPhase(caffe::TRAIN);
   vector<string> stages = SplitList(FLAGS_stage);
   Net<float> net(FLAGS_model, phase, FLAGS_level, &stages);
+  net.set_fuse_chains(FLAGS_fuse_chains);
   LOG(INFO) << "Performing Forward";
   float initial_loss;
   net.Forward(&initial_loss);
@@ -319,12 +331,15 @@ int time() {
   LOG(INFO) << "Average time per layer: ";
   for (size_t i = 0; i < layers.size(); ++i) {
     const string& layername = layers[i]->layer_param().name();
+    // A fused chain's time is reported on one member (net.hpp).
+    const int fwd_into = net.fused_forward_into(static_cast<int>(i));
+    const int bwd_into = net.fused_backward_into(static_cast<int>(i));
     LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
               << "\tforward: " << net.forward_ms()[i] / FLAGS_iterations
-              << " ms.";
+              << " ms." << FusedNote(net, static_cast<int>(i), fwd_into);
     LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
               << "\tbackward: " << net.backward_ms()[i] / FLAGS_iterations
-              << " ms.";
+              << " ms." << FusedNote(net, static_cast<int>(i), bwd_into);
     if (net.recompute_ms()[i] > 0) {
       LOG(INFO) << std::setfill(' ') << std::setw(10) << layername
                 << "\trecompute: " << net.recompute_ms()[i] / FLAGS_iterations

@@ -61,6 +61,22 @@ namespace caffe {
                     const vector<bool>& propagate_down,                  \
                     const vector<Blob<Dtype>*>& bottom)
 
+// A layer that can join a fused chain (net.hpp) also gives its forward
+// and backward as channel stages (util/elementwise.hpp ChannelStage), in
+// its <layer>_compute.hpp: ForwardStage prepares what runs on the host
+// (once per call) and returns the stage, which the caller launches, alone
+// (ForwardWith) or composed with the stages of the layers after it.
+#define DECLARE_CHANNEL_STAGES                                           \
+  template <typename Launch>                                             \
+  auto ForwardStage(const Launch& launch,                                \
+                    const vector<Blob<Dtype>*>& bottom,                  \
+                    const vector<Blob<Dtype>*>& top);                    \
+  template <typename Launch>                                             \
+  auto BackwardStage(const Launch& launch,                               \
+                     const vector<Blob<Dtype>*>& top,                    \
+                     const vector<bool>& propagate_down,                 \
+                     const vector<Blob<Dtype>*>& bottom)
+
 #define INSTANTIATE_LAYER_GPU_FUNCS(classname)                          \
   template void classname<float>::Forward_gpu(                          \
       const vector<Blob<float>*>&, const vector<Blob<float>*>&);        \

@@ -32,6 +32,7 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
+#include "caffe/fused_chain.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/mem/net_memory.hpp"
 #include "caffe/net_graph_builder.hpp"
@@ -156,6 +157,25 @@ class Net {
   const vector<double>& backward_ms() const { return backward_ms_; }
   const vector<double>& recompute_ms() const { return recompute_ms_; }
 
+  // Fused chains (fused_chain.hpp): in-place BatchNorm -> Scale -> ReLU
+  // runs (two or three of them) compute as one pass per direction on the
+  // CPU, bit-identical to running the layers one by one.  On by default;
+  // a chain runs layer by layer anyway in GPU mode, with debug_info, while
+  // a step hook other than the memory plan's watches (the non-finite
+  // scan), while forward callbacks are set (for forward), when only part
+  // of it is in a ForwardFromTo/BackwardFromTo range, and across
+  // recomputed segments.  A fused step runs the hooks and callbacks of all
+  // its members before it and after it, so a backward callback between
+  // members sees the chain's result (data-parallel reduction reads only
+  // parameter gradients, which are final then).  Timing: the whole chain's
+  // time is the first member's (forward) or last member's (backward).
+  void set_fuse_chains(bool value) { fuse_chains_ = value; }
+  bool fuse_chains() const { return fuse_chains_; }
+  // The layer whose time includes layer_id's when it runs fused (the
+  // chain's first layer for forward, last for backward), or -1.
+  int fused_forward_into(int layer_id) const;
+  int fused_backward_into(int layer_id) const;
+
   // The memory plan mem_param asked for, or null when the net is not
   // optimized (no mem_param, or optimize_train/optimize_test off).
   const NetMemory* memory() const { return memory_.get(); }
@@ -268,6 +288,16 @@ class Net {
   void CheckInPlace(int layer_id, const string& context) const;
   // The borrowing trait under mem_param (layer.hpp KeptOutput).
   void LendKeptOutputs();
+  // Finds the fused chains (at Init), and the chain that may run fused
+  // now from layer i forward (up to `end`) or from layer i backward (down
+  // to `end`), or null.
+  void FindFusedChains();
+  FusedChain<Dtype>* FusedForwardAt(int i, int end);
+  FusedChain<Dtype>* FusedBackwardAt(int i, int end);
+  // Run a chain with every member's hooks and callbacks around it.
+  void ForwardFused(FusedChain<Dtype>* chain);
+  void BackwardFused(FusedChain<Dtype>* chain);
+  bool OnlyPlanWatches() const;
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);
@@ -317,6 +347,10 @@ class Net {
   vector<Callback*> before_backward_, after_backward_;
   vector<shared_ptr<Callback> > owned_callbacks_;
   vector<bool> borrows_kept_output_;
+  // chain_from_[i] / chain_to_[i]: the fused chain whose first / last
+  // layer is i, or null.
+  vector<shared_ptr<FusedChain<Dtype> > > chain_from_, chain_to_;
+  bool fuse_chains_ = true;
   // The random generator's state in the last forward pass where each run
   // of recomputed layers began, by layer.
   std::map<int, Caffe::RNG> replay_rng_;

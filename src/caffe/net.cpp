@@ -286,6 +286,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
         << " pinned; lower bound " << plan.lower_bound << ")";
     if (mp.print_log()) memory_->LogPlan();
   }
+  FindFusedChains();
 }
 
 template <typename Dtype>
@@ -591,6 +592,11 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
+    if (FusedChain<Dtype>* chain = FusedForwardAt(i, end)) {
+      ForwardFused(chain);  // its members have no loss
+      i = chain->last();
+      continue;
+    }
     if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
     const int step = ForwardStepOf(i);
     BeforeStep(step);
@@ -650,6 +656,11 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       RunCallbacks(after_backward_, i);
       continue;
     }
+    if (FusedChain<Dtype>* chain = FusedBackwardAt(i, end)) {
+      BackwardFused(chain);
+      i = chain->first();
+      continue;
+    }
     const int step = BackwardStepOf(i);
     BeforeStep(step);
     RunCallbacks(before_backward_, i);
@@ -707,6 +718,116 @@ void Net<Dtype>::LendKeptOutputs() {
     borrower.Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
     borrows_kept_output_[i + 1] = true;
   }
+}
+
+template <typename Dtype>
+void Net<Dtype>::FindFusedChains() {
+  const int n = static_cast<int>(layers_.size());
+  chain_from_.assign(n, nullptr);
+  chain_to_.assign(n, nullptr);
+  for (int i = 0; i < n; ++i) {
+    shared_ptr<FusedChain<Dtype> > chain =
+        FusedChain<Dtype>::Find(layers_, bottom_vecs_, top_vecs_, i);
+    if (!chain) continue;
+    chain_from_[i] = chain;
+    chain_to_[chain->last()] = chain;
+    i = chain->last();
+  }
+}
+
+template <typename Dtype>
+bool Net<Dtype>::OnlyPlanWatches() const {
+  for (const StepHook* hook : hooks_)
+    if (hook != memory_.get()) return false;
+  return true;
+}
+
+template <typename Dtype>
+FusedChain<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
+  FusedChain<Dtype>* chain = chain_from_.empty() ? nullptr
+                                                 : chain_from_[i].get();
+  if (!chain || !fuse_chains_ || chain->last() > end ||
+      Caffe::mode() != Caffe::CPU || debug_info_ || !OnlyPlanWatches() ||
+      !before_forward_.empty() || !after_forward_.empty())
+    return nullptr;
+  return chain->Fits(true) ? chain : nullptr;
+}
+
+template <typename Dtype>
+FusedChain<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
+  FusedChain<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
+  if (!chain || !fuse_chains_ || chain->first() < end ||
+      Caffe::mode() != Caffe::CPU || debug_info_ || !OnlyPlanWatches())
+    return nullptr;
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    if (!layer_need_backward_[k] || !bottom_need_backward_[k][0])
+      return nullptr;
+  // A recomputed segment boundary inside the chain would recompute the
+  // lower members' inputs after their backward.
+  if (memory_ && memory_->recomputes() &&
+      memory_->SegmentOf(chain->first()) != memory_->SegmentOf(chain->last()))
+    return nullptr;
+  // Backward uses the layout of the last forward, which ran the members
+  // (fused or not) at the current shapes.
+  return chain->Fits(false) ? chain : nullptr;
+}
+
+template <typename Dtype>
+void Net<Dtype>::ForwardFused(FusedChain<Dtype>* chain) {
+  for (int k = chain->first(); k <= chain->last(); ++k) {
+    if (ReplayStartsAt(k)) replay_rng_[k] = Caffe::rng();
+    BeforeStep(ForwardStepOf(k));
+  }
+  const auto start_time = std::chrono::steady_clock::now();
+  try {
+    chain->Forward();
+  } catch (const std::exception& e) {
+    Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
+            "after it, up to '" + layer_names_[chain->last()] + "')", e);
+  }
+  if (layer_timing_) forward_ms_[chain->first()] += MsSince(start_time);
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    AfterStep(ForwardStepOf(k));
+}
+
+template <typename Dtype>
+void Net<Dtype>::BackwardFused(FusedChain<Dtype>* chain) {
+  for (int k = chain->last(); k >= chain->first(); --k) {
+    BeforeStep(BackwardStepOf(k));
+    RunCallbacks(before_backward_, k);
+  }
+  const auto start_time = std::chrono::steady_clock::now();
+  try {
+    chain->Backward();
+  } catch (const std::exception& e) {
+    Rethrow(LayerContext(chain->last()) + " (run fused with the layers "
+            "before it, down to '" + layer_names_[chain->first()] + "')", e);
+  }
+  if (layer_timing_) backward_ms_[chain->last()] += MsSince(start_time);
+  for (int k = chain->last(); k >= chain->first(); --k) {
+    RunCallbacks(after_backward_, k);
+    AfterStep(BackwardStepOf(k));
+  }
+}
+
+template <typename Dtype>
+int Net<Dtype>::fused_forward_into(int layer_id) const {
+  for (int k = layer_id; k >= 0 && k < static_cast<int>(chain_from_.size());
+       --k) {
+    const FusedChain<Dtype>* c = chain_from_[k].get();
+    if (c) return (fuse_chains_ && c->last() >= layer_id) ? k : -1;
+  }
+  return -1;
+}
+
+template <typename Dtype>
+int Net<Dtype>::fused_backward_into(int layer_id) const {
+  const int n = static_cast<int>(chain_to_.size());
+  for (int k = layer_id; k >= 0 && k < n; ++k) {
+    const FusedChain<Dtype>* c = chain_to_[k].get();
+    if (c) return (fuse_chains_ && c->first() <= layer_id) ? k : -1;
+  }
+  return -1;
 }
 
 template <typename Dtype>

@@ -60,6 +60,9 @@ class BatchNormLayer : public Layer<Dtype> {
     this->KeepBlobMemory(mean_, kept);
     this->KeepBlobMemory(std_, kept);
   }
+  // Channel stages (batch_norm_compute.hpp), for fused chains.
+  DECLARE_CHANNEL_STAGES;
+  int channels() const { return channels_; }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -64,6 +64,12 @@ class ScaleLayer : public Layer<Dtype> {
     borrowed_ = output;
   }
   bool borrows_input_copy() const { return borrowed_ != nullptr; }
+  // Channel stages (scale_compute.hpp), for fused chains.
+  DECLARE_CHANNEL_STAGES;
+  // The (outer, scale, inner) layout of the last Reshape.
+  int outer_dim() const { return outer_dim_; }
+  int scale_dim() const { return scale_dim_; }
+  int inner_dim() const { return inner_dim_; }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -74,21 +74,189 @@ struct ChannelPlanes {
   }
 };
 
-// Channel d: acc[d] += the sum over (n, i), in that order, of term(j) for
-// every element j of the channel.
+// A deterministic sum that vectorizes.  Term j of a run is added to lane
+// j % kSumLanes (counted from the run's start); Total() combines the lanes
+// pairwise in a fixed order.  So the order of additions depends only on the
+// run lengths -- every thread count and both devices give the same bits --
+// while the independent lanes let the compiler use vector adds and keep
+// several additions in flight, where one running sum waits on each add.
+const int kSumLanes = 8;
+
+template <typename Acc>
+struct LaneSum {
+  Acc lane[kSumLanes];
+  CAFFE_KERNEL LaneSum() {
+    for (int k = 0; k < kSumLanes; ++k) lane[k] = Acc(0);
+  }
+  // Adds term(begin + j) for j in [0, len).
+  template <typename Term>
+  CAFFE_KERNEL void AddRun(long begin, long len, const Term& term) {
+    long j = 0;
+    for (; j + kSumLanes <= len; j += kSumLanes) {
+      for (int k = 0; k < kSumLanes; ++k)
+        lane[k] += static_cast<Acc>(term(begin + j + k));
+    }
+    for (int k = 0; j < len; ++j, ++k)
+      lane[k] += static_cast<Acc>(term(begin + j));
+  }
+  CAFFE_KERNEL Acc Total() const {
+    static_assert(kSumLanes == 8, "Total() combines eight lanes");
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+           ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  }
+};
+
+// Channel d of a tensor laid out as (outer, channels, inner): adds every
+// term of the channel, one run of `inner` per n, in n order.
+template <typename Acc, typename Term>
+CAFFE_KERNEL Acc SumOverChannel(long d, int outer, int channels, int inner,
+                                const Term& term) {
+  LaneSum<Acc> sum;
+  for (int n = 0; n < outer; ++n)
+    sum.AddRun((static_cast<long>(n) * channels + d) * inner, inner, term);
+  return sum.Total();
+}
+
+// Channel d: acc[d] += SumOverChannel of term.
 template <typename Dtype, typename Term>
 struct ChannelSum {
   Dtype* acc;
   int outer, channels, inner;
   Term term;
   CAFFE_KERNEL void operator()(long d) const {
-    Dtype sum = 0;
-    for (int n = 0; n < outer; ++n) {
-      const long off = (static_cast<long>(n) * channels + d) * inner;
-      for (int i = 0; i < inner; ++i) sum += term(off + i);
-    }
-    acc[d] += sum;
+    acc[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term);
   }
+};
+
+// Composition.  Then runs two bodies at each index (the second may read
+// what the first wrote at the same index); Maybe runs its body only when
+// `on`.
+template <typename First, typename Second>
+struct Then {
+  First first;
+  Second second;
+  CAFFE_KERNEL void operator()(long i) const {
+    first(i);
+    second(i);
+  }
+};
+template <typename First, typename Second>
+Then<First, Second> MakeThen(const First& first, const Second& second) {
+  return Then<First, Second>{first, second};
+}
+template <typename Body>
+struct Maybe {
+  Body body;
+  bool on;
+  CAFFE_KERNEL void operator()(long i) const {
+    if (on) body(i);
+  }
+};
+
+// A stage: the work of one layer over a tensor laid out as (outer,
+// channels, inner), as a per-channel body (a channel's sums, say) and a
+// per-plane body that may read what the channel body computed.  Called
+// with a channel c, it runs the channel body and then the planes (n, c),
+// n in order.  Stages of layers that run one after the other in place are
+// composed with Then, channel by channel (a fused chain, net.hpp).
+template <typename ChannelBody, typename PlaneBody>
+struct ChannelStage {
+  ChannelBody channel;
+  PlaneBody plane;
+  int outer, channels, inner;
+  CAFFE_KERNEL void operator()(long c) const {
+    channel(c);
+    for (int n = 0; n < outer; ++n)
+      plane(static_cast<long>(n) * channels + c);
+  }
+};
+template <typename ChannelBody, typename PlaneBody>
+ChannelStage<ChannelBody, PlaneBody> MakeStage(const ChannelBody& channel,
+                                               const PlaneBody& plane,
+                                               int outer, int channels,
+                                               int inner) {
+  return ChannelStage<ChannelBody, PlaneBody>{channel, plane, outer,
+                                              channels, inner};
+}
+
+// The channel body of a stage that has only per-plane work.
+struct NoChannelWork {
+  CAFFE_KERNEL void operator()(long) const {}
+};
+
+// Plane p of an element-wise body: body(i) for the plane's elements.
+template <typename Body>
+struct PlaneOf {
+  Body body;
+  int inner;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long off = p * inner;
+    for (int i = 0; i < inner; ++i) body(off + i);
+  }
+};
+
+// Runs a stage.  The CPU runs each channel's planes right after its
+// channel body, while the channel's values are still in cache: one read
+// from memory instead of two.  A GPU, and a CPU with planes too short for
+// a channel to be worth a task, launch the channel bodies and then the
+// plane bodies.  Both orders compute the same values.
+const int kMinChannelRun = 16;
+
+inline bool RunsByChannel(bool gpu, int inner) {
+  return !gpu && inner >= kMinChannelRun;
+}
+
+template <typename Launch, typename Stage>
+void LaunchStage(const Launch& launch, const Stage& stage) {
+  const long channel_work = static_cast<long>(stage.outer) * stage.inner;
+  if (RunsByChannel(Launch::gpu, stage.inner)) {
+    launch(stage.channels, GrainFor(channel_work), stage);
+    return;
+  }
+  launch(stage.channels, GrainFor(channel_work), stage.channel);
+  launch(static_cast<long>(stage.outer) * stage.channels,
+         GrainFor(stage.inner), stage.plane);
+}
+
+// Plane p: y = x, element by element.
+template <typename Dtype>
+struct PlaneCopy {
+  const Dtype* x;
+  Dtype* y;
+  int inner;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long off = p * inner;
+    for (int i = 0; i < inner; ++i) y[off + i] = x[off + i];
+  }
+};
+
+// Element-wise sums of whole tensors, as SetOn/CopyOn and AxpyOn would
+// compute them (exactly so with unit coefficients, where a multiply-add
+// rounds as a plain add): y = (0 + ca * a) + cb * b; y = y + c * x;
+// y = c * x.
+template <typename Dtype>
+struct ScaledSumOfTwo {
+  const Dtype* a;
+  const Dtype* b;
+  Dtype ca, cb;
+  Dtype* y;
+  CAFFE_KERNEL void operator()(long i) const {
+    y[i] = (Dtype(0) + ca * a[i]) + cb * b[i];
+  }
+};
+template <typename Dtype>
+struct AddScaled {
+  const Dtype* x;
+  Dtype c;
+  Dtype* y;
+  CAFFE_KERNEL void operator()(long i) const { y[i] = y[i] + c * x[i]; }
+};
+template <typename Dtype>
+struct Scaled {
+  const Dtype* x;
+  Dtype c;
+  Dtype* y;
+  CAFFE_KERNEL void operator()(long i) const { y[i] = c * x[i]; }
 };
 
 template <typename Dtype>

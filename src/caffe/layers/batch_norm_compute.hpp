@@ -12,10 +12,34 @@
 #include "caffe/util/elementwise.hpp"
 
 namespace caffe {
-namespace {
 
-// Channel c: mean and (biased) variance over every image and position, in
-// (n, s) order, accumulated in double.
+
+// Terms of BatchNorm's sums, in double.
+template <typename Dtype>
+struct DoubleValue {
+  const Dtype* x;
+  CAFFE_KERNEL double operator()(long j) const { return x[j]; }
+};
+template <typename Dtype>
+struct CenteredSquare {
+  const Dtype* x;
+  Dtype mean;
+  CAFFE_KERNEL double operator()(long j) const {
+    const double d = static_cast<double>(x[j]) - mean;
+    return d * d;
+  }
+};
+template <typename Dtype>
+struct DoubleProduct {
+  const Dtype* a;
+  const Dtype* b;
+  CAFFE_KERNEL double operator()(long j) const {
+    return static_cast<double>(a[j]) * b[j];
+  }
+};
+
+// Channel c: mean and (biased) variance over every image and position
+// (two passes, SumOverChannel's order, in double).
 template <typename Dtype>
 struct BatchNormStats {
   const Dtype* x;
@@ -24,21 +48,13 @@ struct BatchNormStats {
   int num, channels, spatial;
   CAFFE_KERNEL void operator()(long c) const {
     const double per_channel = static_cast<double>(num) * spatial;
-    double sum = 0;
-    for (int n = 0; n < num; ++n) {
-      const Dtype* p = x + (static_cast<long>(n) * channels + c) * spatial;
-      for (int s = 0; s < spatial; ++s) sum += p[s];
-    }
-    mean[c] = static_cast<Dtype>(sum / per_channel);
-    double sq = 0;
-    for (int n = 0; n < num; ++n) {
-      const Dtype* p = x + (static_cast<long>(n) * channels + c) * spatial;
-      for (int s = 0; s < spatial; ++s) {
-        const double d = static_cast<double>(p[s]) - mean[c];
-        sq += d * d;
-      }
-    }
-    var[c] = static_cast<Dtype>(sq / per_channel);
+    mean[c] = static_cast<Dtype>(
+        SumOverChannel<double>(c, num, channels, spatial,
+                               DoubleValue<Dtype>{x}) / per_channel);
+    var[c] = static_cast<Dtype>(
+        SumOverChannel<double>(c, num, channels, spatial,
+                               CenteredSquare<Dtype>{x, mean[c]}) /
+        per_channel);
   }
 };
 
@@ -72,16 +88,12 @@ struct BatchNormGradientMeans {
   int num, channels, spatial;
   CAFFE_KERNEL void operator()(long c) const {
     const double per_channel = static_cast<double>(num) * spatial;
-    double sum_dy = 0, sum_dyy = 0;
-    for (int n = 0; n < num; ++n) {
-      const long off = (static_cast<long>(n) * channels + c) * spatial;
-      for (int s = 0; s < spatial; ++s) {
-        sum_dy += dy[off + s];
-        sum_dyy += static_cast<double>(dy[off + s]) * y[off + s];
-      }
-    }
-    mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
-    mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
+    mean_dy[c] = static_cast<Dtype>(
+        SumOverChannel<double>(c, num, channels, spatial,
+                               DoubleValue<Dtype>{dy}) / per_channel);
+    mean_dyy[c] = static_cast<Dtype>(
+        SumOverChannel<double>(c, num, channels, spatial,
+                               DoubleProduct<Dtype>{dy, y}) / per_channel);
   }
 };
 
@@ -149,13 +161,11 @@ struct BatchNormSqrt {
   }
 };
 
-}  // namespace
-
 template <typename Dtype>
 template <typename Launch>
-void BatchNormLayer<Dtype>::ForwardWith(const Launch& launch,
-                                        const vector<Blob<Dtype>*>& bottom,
-                                        const vector<Blob<Dtype>*>& top) {
+auto BatchNormLayer<Dtype>::ForwardStage(const Launch& launch,
+                                         const vector<Blob<Dtype>*>& bottom,
+                                         const vector<Blob<Dtype>*>& top) {
   const bool gpu = Launch::gpu;
   const Dtype* x = DataOn(gpu, *bottom[0]);
   const int num = bottom[0]->shape(0);
@@ -164,42 +174,81 @@ void BatchNormLayer<Dtype>::ForwardWith(const Launch& launch,
   Dtype* mean = MutableDataOn(gpu, &mean_);
   Dtype* sd = MutableDataOn(gpu, &std_);  // variance first, then its sqrt
 
-  if (use_global_stats_) {
-    // The normalizer is a host scalar on either device.
-    const Dtype s = this->blobs_[2]->cpu_data()[0];
-    const Dtype factor = (s == Dtype(0)) ? Dtype(0) : Dtype(1) / s;
-    launch(channels_, channels_,
-           BatchNormGlobalStats<Dtype>{DataOn(gpu, *this->blobs_[0]),
-                                       DataOn(gpu, *this->blobs_[1]), mean,
-                                       sd, factor});
-  } else {
-    const BatchNormStats<Dtype> body{x, mean, sd, num, channels_, spatial};
-    launch(channels_, GrainFor(per_channel), body);
-  }
-  if (!use_global_stats_ && !this->recomputing_) {
-    // Running statistics, before eps touches the variance; once per
-    // iteration, not again when recomputation runs this forward twice.
-    const Dtype f = moving_average_fraction_;
+  // Per channel: the statistics (from the batch, or the stored ones), the
+  // running sums, the standard deviation; then per plane the output.
+  // The stored normalizer is a host scalar on either device.
+  const Dtype s = use_global_stats_ ? this->blobs_[2]->cpu_data()[0] : 0;
+  const BatchNormGlobalStats<Dtype> global{
+      DataOn(gpu, *this->blobs_[0]), DataOn(gpu, *this->blobs_[1]), mean, sd,
+      (s == Dtype(0)) ? Dtype(0) : Dtype(1) / s};
+  const BatchNormStats<Dtype> batch{x, mean, sd, num, channels_, spatial};
+  // Running statistics, before eps touches the variance; once per
+  // iteration, not again when recomputation runs this forward twice.
+  const bool update = !use_global_stats_ && !this->recomputing_;
+  const Dtype f = moving_average_fraction_;
+  if (update) {
     Dtype* blob_s = this->blobs_[2]->mutable_cpu_data();
     blob_s[0] = blob_s[0] * f + Dtype(1);
-    const Dtype correction =
-        per_channel > 1 ? Dtype(per_channel) / Dtype(per_channel - 1)
-                        : Dtype(1);
-    launch(channels_, channels_,
-           BatchNormRunningSums<Dtype>{
-               mean, sd, MutableDataOn(gpu, this->blobs_[0].get()),
-               MutableDataOn(gpu, this->blobs_[1].get()), f, correction});
   }
-  launch(channels_, channels_, BatchNormSqrt<Dtype>{sd, eps_});
-
+  const Dtype correction =
+      per_channel > 1 ? Dtype(per_channel) / Dtype(per_channel - 1)
+                      : Dtype(1);
+  const BatchNormRunningSums<Dtype> running{
+      mean, sd,
+      update ? MutableDataOn(gpu, this->blobs_[0].get()) : nullptr,
+      update ? MutableDataOn(gpu, this->blobs_[1].get()) : nullptr, f,
+      correction};
+  const auto channel_body = MakeThen(
+      MakeThen(Maybe<BatchNormGlobalStats<Dtype> >{global, use_global_stats_},
+               Maybe<BatchNormStats<Dtype> >{batch, !use_global_stats_}),
+      MakeThen(Maybe<BatchNormRunningSums<Dtype> >{running, update},
+               BatchNormSqrt<Dtype>{sd, eps_}));
   // Element-wise from here, so in place is safe.  A later in-place layer
   // may overwrite the top; backward needs it, so it is kept in x_norm_ in
   // the same pass.
-  const BatchNormNormalize<Dtype> body{
+  const BatchNormNormalize<Dtype> plane_body{
       x, mean, sd, MutableDataOn(gpu, top[0]),
       use_global_stats_ ? nullptr : MutableDataOn(gpu, &x_norm_), channels_,
       spatial};
-  launch(static_cast<long>(num) * channels_, GrainFor(spatial), body);
+  return MakeStage(channel_body, plane_body, num, channels_, spatial);
+}
+
+template <typename Dtype>
+template <typename Launch>
+void BatchNormLayer<Dtype>::ForwardWith(const Launch& launch,
+                                        const vector<Blob<Dtype>*>& bottom,
+                                        const vector<Blob<Dtype>*>& top) {
+  LaunchStage(launch, ForwardStage(launch, bottom, top));
+}
+
+// dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps), with the
+// means per channel; with global statistics (constants: y is affine in x)
+// dx = dy / sqrt(var + eps).  The means are taken before dx is written, so
+// dx may alias dy.  Nothing runs when the bottom needs no gradient.
+template <typename Dtype>
+template <typename Launch>
+auto BatchNormLayer<Dtype>::BackwardStage(const Launch& launch,
+                                          const vector<Blob<Dtype>*>& top,
+                                          const vector<bool>& propagate_down,
+                                          const vector<Blob<Dtype>*>& bottom) {
+  const bool gpu = Launch::gpu;
+  const bool on = propagate_down[0];
+  const bool batch_stats = on && !use_global_stats_;
+  const int num = bottom[0]->shape(0);
+  const int spatial = bottom[0]->count() / (num * channels_);
+  const Dtype* dy = on ? DiffOn(gpu, *top[0]) : nullptr;
+  Dtype* dx = on ? MutableDiffOn(gpu, bottom[0]) : nullptr;  // may be dy
+  const Dtype* y = batch_stats ? DataOn(gpu, x_norm_) : nullptr;
+  Dtype* mean_dy =
+      batch_stats ? MutableDataOn(gpu, &gradient_means_) : nullptr;
+  Dtype* mean_dyy = batch_stats ? mean_dy + channels_ : nullptr;
+  const Maybe<BatchNormGradientMeans<Dtype> > means{
+      {dy, y, mean_dy, mean_dyy, num, channels_, spatial}, batch_stats};
+  const Maybe<BatchNormBackward<Dtype> > planes{
+      {dy, y, on ? DataOn(gpu, std_) : nullptr, mean_dy, mean_dyy, dx,
+       channels_, spatial},
+      on};
+  return MakeStage(means, planes, num, channels_, spatial);
 }
 
 template <typename Dtype>
@@ -209,34 +258,7 @@ void BatchNormLayer<Dtype>::BackwardWith(const Launch& launch,
                                          const vector<bool>& propagate_down,
                                          const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  const bool gpu = Launch::gpu;
-  const Dtype* dy = DiffOn(gpu, *top[0]);
-  Dtype* dx = MutableDiffOn(gpu, bottom[0]);  // may be dy itself
-  const int num = bottom[0]->shape(0);
-  const int spatial = bottom[0]->count() / (num * channels_);
-  const Dtype* sd = DataOn(gpu, std_);
-
-  if (use_global_stats_) {
-    // The statistics are constants: y is affine in x.
-    const BatchNormBackward<Dtype> body{dy, nullptr, sd, nullptr, nullptr,
-                                        dx, channels_, spatial};
-    launch(static_cast<long>(num) * channels_, GrainFor(spatial), body);
-    return;
-  }
-  // dx = (dy - mean(dy) - mean(dy * y) * y) / sqrt(var + eps), with the
-  // means per channel.  Both sums are taken before dx is written, so dx may
-  // alias dy.
-  const Dtype* y = DataOn(gpu, x_norm_);
-  const int per_channel = num * spatial;
-  Dtype* means_data = MutableDataOn(gpu, &gradient_means_);
-  Dtype* mean_dy = means_data;
-  Dtype* mean_dyy = means_data + channels_;
-  const BatchNormGradientMeans<Dtype> means{dy, y, mean_dy, mean_dyy, num,
-                                            channels_, spatial};
-  launch(channels_, GrainFor(per_channel), means);
-  const BatchNormBackward<Dtype> body{dy, y, sd, mean_dy, mean_dyy, dx,
-                                      channels_, spatial};
-  launch(static_cast<long>(num) * channels_, GrainFor(spatial), body);
+  LaunchStage(launch, BackwardStage(launch, top, propagate_down, bottom));
 }
 
 }  // namespace caffe

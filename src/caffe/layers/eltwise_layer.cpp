@@ -1,5 +1,6 @@
 #include "caffe/layers/eltwise_layer.hpp"
 #include "caffe/util/device_math.hpp"
+#include "caffe/util/elementwise.hpp"
 
 #include <vector>
 
@@ -59,6 +60,19 @@ void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom
         MulOn(gpu, count, top_data, DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_SUM:
+      if (!gpu) {
+        // The CPU sums on the parallel loop, the first two bottoms in one
+        // pass (Eltwise has at least two).
+        ForEach(count, kElementGrain,
+                ScaledSumOfTwo<Dtype>{bottom[0]->cpu_data(),
+                                      bottom[1]->cpu_data(), coeffs_[0],
+                                      coeffs_[1], top_data});
+        for (size_t i = 2; i < bottom.size(); ++i)
+          ForEach(count, kElementGrain,
+                  AddScaled<Dtype>{bottom[i]->cpu_data(), coeffs_[i],
+                                   top_data});
+        break;
+      }
       SetOn(gpu, count, Dtype(0), top_data);
       for (size_t i = 0; i < bottom.size(); ++i)
         AxpyOn(gpu, count, coeffs_[i], DataOn(gpu, *bottom[i]), top_data);
@@ -126,7 +140,12 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
         MulOn(gpu, count, bottom_diff, top_diff, bottom_diff);
         break;
       case EltwiseParameter_EltwiseOp_SUM:
-        ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
+        if (gpu) {
+          ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
+        } else {
+          ForEach(count, kElementGrain,
+                  Scaled<Dtype>{top_diff, coeffs_[i], bottom_diff});
+        }
         break;
       case EltwiseParameter_EltwiseOp_MAX: {
         const int* mask = max_idx_.cpu_data();

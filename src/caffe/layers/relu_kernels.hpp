@@ -10,8 +10,6 @@
 
 namespace caffe {
 
-namespace {
-
 // y = max(x, 0) + slope * min(x, 0)
 template <typename Dtype>
 struct ReLUForward {
@@ -34,8 +32,6 @@ struct ReLUBackward {
     dx[i] = dy[i] * ((x[i] > 0) + slope * (x[i] <= 0));
   }
 };
-
-}  // namespace
 
 }  // namespace caffe
 

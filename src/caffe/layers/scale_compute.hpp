@@ -1,6 +1,6 @@
-// scale_compute.hpp: the Scale layer's forward and backward, written once over a launch policy
-// (util/elementwise.hpp): scale_layer.cpp runs it with CpuLaunch,
-// scale_layer.cu with GpuLaunch.
+// scale_compute.hpp: the Scale layer's forward and backward, written once
+// over a launch policy (util/elementwise.hpp): scale_layer.cpp runs it with
+// CpuLaunch, scale_layer.cu with GpuLaunch.
 #ifndef CAFFE_SCALE_COMPUTE_HPP_
 #define CAFFE_SCALE_COMPUTE_HPP_
 
@@ -12,24 +12,84 @@
 
 namespace caffe {
 
+// Plane by plane, y = x * s (+ b): each plane's copy of x (in place),
+// product and bias in one visit, the product rounded before the bias is
+// added, as the Bias layer adds it.  The bias is the inner Bias layer's
+// blob, applied with its own body.
+template <typename Dtype>
+template <typename Launch>
+auto ScaleLayer<Dtype>::ForwardStage(const Launch& launch,
+    const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
+  const bool gpu = Launch::gpu;
+  const Dtype* x = DataOn(gpu, *bottom[0]);
+  // In place, backward needs x, which the output is about to replace.
+  const bool keep_copy = bottom[0] == top[0] && !borrowed_;
+  const Dtype* s =
+      DataOn(gpu, (bottom.size() > 1) ? *bottom[1] : *this->blobs_[0]);
+  Dtype* y = MutableDataOn(gpu, top[0]);
+  const Maybe<PlaneCopy<Dtype> > copy{
+      {x, keep_copy ? MutableDataOn(gpu, &temp_) : nullptr, inner_dim_},
+      keep_copy};
+  const ChannelPlanes<Dtype, MulOp<Dtype> > scale{x, s, y, scale_dim_,
+                                                  inner_dim_, MulOp<Dtype>()};
+  const Dtype* b = bias_layer_ ? DataOn(gpu, *bias_layer_->blobs()[0])
+                               : nullptr;
+  const Maybe<ChannelPlanes<Dtype, AddOp<Dtype> > > bias{
+      {y, b, y, scale_dim_, inner_dim_, AddOp<Dtype>()}, b != nullptr};
+  return MakeStage(NoChannelWork(), MakeThen(copy, MakeThen(scale, bias)),
+                   outer_dim_, scale_dim_, inner_dim_);
+}
+
 template <typename Dtype>
 template <typename Launch>
 void ScaleLayer<Dtype>::ForwardWith(const Launch& launch,
     const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
-  const bool gpu = Launch::gpu;
-  const Dtype* x = DataOn(gpu, *bottom[0]);
-  if (bottom[0] == top[0] && !borrowed_) {
-    // Backward needs x, which the output is about to replace.
-    CopyOn(gpu, bottom[0]->count(), x, MutableDataOn(gpu, &temp_));
-  }
-  const Dtype* s =
-      DataOn(gpu, (bottom.size() > 1) ? *bottom[1] : *this->blobs_[0]);
-  Dtype* y = MutableDataOn(gpu, top[0]);
-  const ChannelPlanes<Dtype, MulOp<Dtype> > body{x, s, y, scale_dim_,
-                                                 inner_dim_, MulOp<Dtype>()};
+  // Planes only: no channel runs needed.
+  const auto stage = ForwardStage(launch, bottom, top);
   launch(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
-         body);
-  if (bias_layer_) bias_layer_->Forward(bias_bottom_vec_, top);
+         stage.plane);
+}
+
+// Per channel the parameter gradients (the bias's, as the Bias layer
+// sums it, and the scale's), then per plane the bottom gradient: in place
+// it overwrites dy, which the sums read first.
+template <typename Dtype>
+template <typename Launch>
+auto ScaleLayer<Dtype>::BackwardStage(const Launch& launch,
+    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
+    const vector<Blob<Dtype>*>& bottom) {
+  const bool gpu = Launch::gpu;
+  const bool scale_is_param = (bottom.size() == 1);
+  Blob<Dtype>* scale = scale_is_param ? this->blobs_[0].get() : bottom[1];
+  const Dtype* dy = DiffOn(gpu, *top[0]);
+
+  const bool bias_diff =
+      bias_layer_ && this->param_propagate_down_[bias_param_id_];
+  const ChannelSum<Dtype, ValueTerm<Dtype> > bias_sum{
+      bias_diff ? MutableDiffOn(gpu, bias_layer_->blobs()[0].get()) : nullptr,
+      outer_dim_, scale_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
+
+  const bool scale_diff =
+      scale_is_param ? this->param_propagate_down_[0] : propagate_down[1];
+  Dtype* ds = scale_diff ? MutableDiffOn(gpu, scale) : nullptr;
+  // Parameter diffs accumulate; a bottom's diff is overwritten.
+  if (scale_diff && !scale_is_param) SetOn(gpu, scale_dim_, Dtype(0), ds);
+  const Dtype* x = (bottom[0] == top[0]) ? DataOn(gpu, temp_)
+                                         : DataOn(gpu, *bottom[0]);
+  const ChannelSum<Dtype, ProductTerm<Dtype> > scale_sum{
+      ds, outer_dim_, scale_dim_, inner_dim_, ProductTerm<Dtype>{dy, x}};
+
+  const Maybe<ChannelPlanes<Dtype, MulOp<Dtype> > > bottom_diff{
+      {dy, DataOn(gpu, *scale),
+       propagate_down[0] ? MutableDiffOn(gpu, bottom[0]) : nullptr,
+       scale_dim_, inner_dim_, MulOp<Dtype>()},
+      propagate_down[0]};
+  return MakeStage(
+      MakeThen(Maybe<ChannelSum<Dtype, ValueTerm<Dtype> > >{bias_sum,
+                                                            bias_diff},
+               Maybe<ChannelSum<Dtype, ProductTerm<Dtype> > >{scale_sum,
+                                                              scale_diff}),
+      bottom_diff, outer_dim_, scale_dim_, inner_dim_);
 }
 
 template <typename Dtype>
@@ -37,33 +97,7 @@ template <typename Launch>
 void ScaleLayer<Dtype>::BackwardWith(const Launch& launch,
     const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
     const vector<Blob<Dtype>*>& bottom) {
-  const bool gpu = Launch::gpu;
-  if (bias_layer_ && this->param_propagate_down_[bias_param_id_]) {
-    bias_layer_->Backward(top, bias_propagate_down_, bias_bottom_vec_);
-  }
-  const bool scale_is_param = (bottom.size() == 1);
-  Blob<Dtype>* scale = scale_is_param ? this->blobs_[0].get() : bottom[1];
-  const Dtype* dy = DiffOn(gpu, *top[0]);
-  // The scale gradient first: in place, the bottom diff overwrites dy.
-  if (scale_is_param ? this->param_propagate_down_[0] : propagate_down[1]) {
-    const Dtype* x =
-        (bottom[0] == top[0]) ? DataOn(gpu, temp_) : DataOn(gpu, *bottom[0]);
-    Dtype* ds = MutableDiffOn(gpu, scale);
-    // Parameter diffs accumulate; a bottom's diff is overwritten.
-    if (!scale_is_param) SetOn(gpu, scale_dim_, Dtype(0), ds);
-    // ds[d] += the sum of dy * x over the channel.
-    const ChannelSum<Dtype, ProductTerm<Dtype> > body{
-        ds, outer_dim_, scale_dim_, inner_dim_, ProductTerm<Dtype>{dy, x}};
-    launch(scale_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
-           body);
-  }
-  if (propagate_down[0]) {
-    const ChannelPlanes<Dtype, MulOp<Dtype> > body{
-        dy, DataOn(gpu, *scale), MutableDiffOn(gpu, bottom[0]), scale_dim_,
-        inner_dim_, MulOp<Dtype>()};
-    launch(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
-           body);
-  }
+  LaunchStage(launch, BackwardStage(launch, top, propagate_down, bottom));
 }
 
 }  // namespace caffe

@@ -1,5 +1,6 @@
 #include "caffe/layers/split_layer.hpp"
 #include "caffe/util/device_math.hpp"
+#include "caffe/util/elementwise.hpp"
 
 #include <vector>
 
@@ -28,6 +29,16 @@ void SplitLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
   if (!propagate_down[0]) return;
   const int count = bottom[0]->count();
   Dtype* bottom_diff = MutableDiffOn(gpu, bottom[0]);
+  if (!gpu && top.size() >= 2) {
+    // The CPU sums on the parallel loop, the first two tops in one pass.
+    ForEach(count, kElementGrain,
+            ScaledSumOfTwo<Dtype>{top[0]->cpu_diff(), top[1]->cpu_diff(),
+                                  Dtype(1), Dtype(1), bottom_diff});
+    for (size_t i = 2; i < top.size(); ++i)
+      ForEach(count, kElementGrain,
+              AddScaled<Dtype>{top[i]->cpu_diff(), Dtype(1), bottom_diff});
+    return;
+  }
   CopyOn(gpu, count, DiffOn(gpu, *top[0]), bottom_diff);
   for (size_t i = 1; i < top.size(); ++i)
     AxpyOn(gpu, count, Dtype(1), DiffOn(gpu, *top[i]), bottom_diff);

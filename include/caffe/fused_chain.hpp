@@ -1,0 +1,81 @@
+// fused_chain.hpp: an in-place chain of BatchNorm, Scale and ReLU layers
+// run as one pass over memory per direction on the CPU.
+//
+// ResNet-style nets follow most convolutions with BatchNorm -> Scale ->
+// ReLU, all in place on the convolution's output.  Run one by one, each
+// layer streams the whole activation through memory (and BatchNorm and
+// Scale several times, for their sums); fused, each channel is read from
+// memory once and every member's work on it runs while it is in cache.
+//
+// Contract:
+//  * Find(net layers, bottoms, tops, first) returns the chain that starts
+//    at layer `first`, or null.  A chain is two or three consecutive
+//    layers in the order [BatchNorm] [Scale] [ReLU], each with one bottom
+//    and one top, all the same blob (in place), none with a loss weight;
+//    its Scale has one bottom (a learned scale) on axis 1.
+//  * Fits(reshape) says whether the chain can run fused at the current
+//    shapes: a Scale covering exactly the channels, planes of at least
+//    kMinChannelRun elements; otherwise the caller runs the members one by
+//    one.  Before a forward it reshapes the members first (reshape = true,
+//    as Layer::Forward does); before a backward it checks the shapes of
+//    the last forward (false).
+//  * Forward() and Backward() compute exactly what the members' Forward
+//    and Backward compute in order, bit for bit: the work is the layers'
+//    own channel stages (their ForwardStage/BackwardStage), composed per
+//    channel; only the interleaving of channels and members changes, and a
+//    channel's values depend on that channel alone.  Backward assumes every
+//    member propagates down (the caller checks).
+//  * The caller (Net) decides when a chain may run fused (CPU mode, no
+//    observer of the values between members) and runs every member's step
+//    hooks and callbacks around it.
+#ifndef CAFFE_FUSED_CHAIN_HPP_
+#define CAFFE_FUSED_CHAIN_HPP_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caffe/blob.hpp"
+#include "caffe/layer.hpp"
+#include "caffe/util/elementwise.hpp"
+
+namespace caffe {
+
+template <typename Dtype> class BatchNormLayer;
+template <typename Dtype> class ScaleLayer;
+template <typename Dtype> class ReLULayer;
+
+template <typename Dtype>
+class FusedChain {
+ public:
+  static std::shared_ptr<FusedChain> Find(
+      const vector<shared_ptr<Layer<Dtype> > >& layers,
+      const vector<vector<Blob<Dtype>*> >& bottoms,
+      const vector<vector<Blob<Dtype>*> >& tops, int first);
+
+  int first() const { return first_; }
+  int last() const { return last_; }
+
+  bool Fits(bool reshape);
+  void Forward();
+  void Backward();
+
+ private:
+  FusedChain() {}
+  Dtype ReLUSlope() const;
+  // The ReLU's element body over the chain's planes, on when there is one.
+  template <typename Body>
+  Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > ReLUStage(
+      const Body& body) const;
+
+  int first_ = 0, last_ = 0;
+  BatchNormLayer<Dtype>* batch_norm_ = nullptr;
+  ScaleLayer<Dtype>* scale_ = nullptr;
+  ReLULayer<Dtype>* relu_ = nullptr;
+  vector<Blob<Dtype>*> blob_;  // the one bottom and top of every member
+  int outer_ = 0, channels_ = 0, inner_ = 0;  // set by Fits
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_FUSED_CHAIN_HPP_

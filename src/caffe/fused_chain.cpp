@@ -1,0 +1,139 @@
+#include "caffe/fused_chain.hpp"
+
+#include "caffe/layers/relu_layer.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "layers/batch_norm_compute.hpp"
+#include "layers/relu_kernels.hpp"
+#include "layers/scale_compute.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+std::shared_ptr<FusedChain<Dtype> > FusedChain<Dtype>::Find(
+    const vector<shared_ptr<Layer<Dtype> > >& layers,
+    const vector<vector<Blob<Dtype>*> >& bottoms,
+    const vector<vector<Blob<Dtype>*> >& tops, int first) {
+  const int num_layers = static_cast<int>(layers.size());
+  if (first < 0 || first >= num_layers || bottoms[first].size() != 1)
+    return nullptr;
+  Blob<Dtype>* blob = bottoms[first][0];
+  // Layer k runs in place on the chain's blob and has no loss.
+  auto in_place = [&](int k) {
+    return k < num_layers && bottoms[k].size() == 1 && tops[k].size() == 1 &&
+           bottoms[k][0] == blob && tops[k][0] == blob &&
+           layers[k]->layer_param().loss_weight_size() == 0 &&
+           layers[k]->loss(0) == Dtype(0);
+  };
+  std::shared_ptr<FusedChain> chain(new FusedChain);
+  int k = first;
+  if (in_place(k) &&
+      (chain->batch_norm_ =
+           dynamic_cast<BatchNormLayer<Dtype>*>(layers[k].get())))
+    ++k;
+  if (in_place(k) &&
+      (chain->scale_ = dynamic_cast<ScaleLayer<Dtype>*>(layers[k].get())))
+    ++k;
+  if (in_place(k) &&
+      (chain->relu_ = dynamic_cast<ReLULayer<Dtype>*>(layers[k].get())))
+    ++k;
+  if (k - first < 2) return nullptr;
+  chain->first_ = first;
+  chain->last_ = k - 1;
+  chain->blob_.assign(1, blob);
+  return chain;
+}
+
+template <typename Dtype>
+bool FusedChain<Dtype>::Fits(bool reshape) {
+  if (reshape) {
+    if (batch_norm_) batch_norm_->Reshape(blob_, blob_);
+    if (scale_) scale_->Reshape(blob_, blob_);
+    if (relu_) relu_->Reshape(blob_, blob_);
+  }
+  const Blob<Dtype>& x = *blob_[0];
+  if (batch_norm_) {
+    outer_ = x.num_axes() > 0 ? x.shape(0) : 1;
+    channels_ = batch_norm_->channels();
+    inner_ = x.count() / (static_cast<long>(outer_) * channels_);
+  } else {
+    outer_ = scale_->outer_dim();
+    channels_ = scale_->scale_dim();
+    inner_ = scale_->inner_dim();
+  }
+  // The Scale must see the BatchNorm's (num, channels, spatial) layout.
+  if (scale_ && (scale_->outer_dim() != outer_ ||
+                 scale_->scale_dim() != channels_ ||
+                 scale_->inner_dim() != inner_))
+    return false;
+  return RunsByChannel(false, inner_);
+}
+
+template <typename Dtype>
+Dtype FusedChain<Dtype>::ReLUSlope() const {
+  return static_cast<Dtype>(
+      relu_->layer_param().relu_param().negative_slope());
+}
+
+template <typename Dtype>
+template <typename Body>
+Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > FusedChain<Dtype>::
+    ReLUStage(const Body& body) const {
+  return {MakeStage(NoChannelWork(), PlaneOf<Body>{body, inner_}, outer_,
+                    channels_, inner_),
+          relu_ != nullptr};
+}
+
+template <typename Dtype>
+void FusedChain<Dtype>::Forward() {
+  const CpuLaunch launch;
+  const vector<Blob<Dtype>*>& v = blob_;
+  // Each member prepares its stage in order, as its Forward would.
+  using BatchNormStage = decltype(batch_norm_->ForwardStage(launch, v, v));
+  using ScaleStage = decltype(scale_->ForwardStage(launch, v, v));
+  const Maybe<BatchNormStage> batch_norm{
+      batch_norm_ ? batch_norm_->ForwardStage(launch, v, v)
+                  : BatchNormStage(),
+      batch_norm_ != nullptr};
+  const Maybe<ScaleStage> scale{
+      scale_ ? scale_->ForwardStage(launch, v, v) : ScaleStage(),
+      scale_ != nullptr};
+  ReLUForward<Dtype> relu_body{};
+  if (relu_) {
+    relu_body = {blob_[0]->cpu_data(), blob_[0]->mutable_cpu_data(),
+                 ReLUSlope()};
+  }
+  const auto relu = ReLUStage(relu_body);
+  launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),
+         MakeThen(batch_norm, MakeThen(scale, relu)));
+}
+
+template <typename Dtype>
+void FusedChain<Dtype>::Backward() {
+  const CpuLaunch launch;
+  const vector<Blob<Dtype>*>& v = blob_;
+  const vector<bool> down(1, true);
+  // Backward runs the members last to first.
+  using ScaleStage = decltype(scale_->BackwardStage(launch, v, down, v));
+  using BatchNormStage =
+      decltype(batch_norm_->BackwardStage(launch, v, down, v));
+  ReLUBackward<Dtype> relu_body{};
+  if (relu_) {
+    Blob<Dtype>& x = *blob_[0];
+    relu_body = {x.cpu_data(), x.cpu_diff(), x.mutable_cpu_diff(),
+                 ReLUSlope()};
+  }
+  const auto relu = ReLUStage(relu_body);
+  const Maybe<ScaleStage> scale{
+      scale_ ? scale_->BackwardStage(launch, v, down, v) : ScaleStage(),
+      scale_ != nullptr};
+  const Maybe<BatchNormStage> batch_norm{
+      batch_norm_ ? batch_norm_->BackwardStage(launch, v, down, v)
+                  : BatchNormStage(),
+      batch_norm_ != nullptr};
+  launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),
+         MakeThen(relu, MakeThen(scale, batch_norm)));
+}
+
+INSTANTIATE_CLASS(FusedChain);
+
+}  // namespace caffe

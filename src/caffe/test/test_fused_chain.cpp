@@ -1,0 +1,253 @@
+// Fused in-place chains (fused_chain.hpp): BatchNorm -> Scale -> ReLU
+// runs, fused on the CPU, give the bits of the layers run one by one --
+// forward values, gradients, whole training runs, with and without
+// mem_param -- and the net really fuses them (and does not where it must
+// not).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+#include "caffe/step_hook.hpp"
+#include "caffe/test/mem_trajectory_util.hpp"
+#include "caffe/util/io.hpp"
+
+namespace caffe {
+namespace {
+
+// conv -> [bn, scale, relu] -> conv -> [bn, scale] -> eltwise with the
+// first branch -> relu (alone) -> [bn, relu] -> [scale, leaky relu] ->
+// pooling -> ip -> loss; `side` is the spatial size of the planes.
+NetParameter ChainNet(int side) {
+  const std::string s = std::to_string(side);
+  const std::string text = R"(
+name: "chains"
+layer { name: "data" type: "DummyData" top: "data" top: "label"
+  dummy_data_param {
+    shape { dim: 4 dim: 3 dim: )" + s + " dim: " + s + R"( }
+    shape { dim: 4 }
+    data_filler { type: "gaussian" std: 1 }
+    data_filler { type: "uniform" min: 0 max: 3.9 } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
+  convolution_param { num_output: 6 kernel_size: 3 pad: 1
+    weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "bn1" type: "BatchNorm" bottom: "conv1" top: "conv1" }
+layer { name: "sc1" type: "Scale" bottom: "conv1" top: "conv1"
+  scale_param { bias_term: true filler { type: "uniform" min: 0.5 max: 1.5 }
+    bias_filler { type: "uniform" min: -0.2 max: 0.2 } } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2"
+  convolution_param { num_output: 6 kernel_size: 3 pad: 1
+    weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "bn2" type: "BatchNorm" bottom: "conv2" top: "conv2" }
+layer { name: "sc2" type: "Scale" bottom: "conv2" top: "conv2"
+  scale_param { bias_term: true } }
+layer { name: "add" type: "Eltwise" bottom: "conv1" bottom: "conv2"
+  top: "add" }
+layer { name: "relu2" type: "ReLU" bottom: "add" top: "add" }
+layer { name: "bn3" type: "BatchNorm" bottom: "add" top: "add" }
+layer { name: "relu3" type: "ReLU" bottom: "add" top: "add" }
+layer { name: "sc4" type: "Scale" bottom: "add" top: "add"
+  scale_param { filler { type: "uniform" min: -1 max: 1 } } }
+layer { name: "relu4" type: "ReLU" bottom: "add" top: "add"
+  relu_param { negative_slope: 0.1 } }
+layer { name: "pool" type: "Pooling" bottom: "add" top: "pool"
+  pooling_param { pool: AVE global_pooling: true } }
+layer { name: "ip" type: "InnerProduct" bottom: "pool" top: "ip"
+  inner_product_param { num_output: 4
+    weight_filler { type: "gaussian" std: 0.5 } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label"
+  top: "loss" }
+)";
+  NetParameter param;
+  ReadProtoFromTextString(text, "chain net", &param);
+  return param;
+}
+
+int LayerIndex(const Net<float>& net, const std::string& name) {
+  for (size_t i = 0; i < net.layer_names().size(); ++i)
+    if (net.layer_names()[i] == name) return static_cast<int>(i);
+  ADD_FAILURE() << "no layer " << name;
+  return -1;
+}
+
+// Every blob's data and diff and every parameter's data and diff after one
+// forward and backward pass.
+template <typename Dtype>
+std::vector<Dtype> OnePass(const NetParameter& param, bool fuse) {
+  Caffe::set_random_seed(1234);
+  Net<Dtype> net(param);
+  net.set_fuse_chains(fuse);
+  net.ClearParamDiffs();
+  net.Forward();
+  net.Backward();
+  std::vector<Dtype> out;
+  for (const auto& b : net.blobs()) {
+    out.insert(out.end(), b->cpu_data(), b->cpu_data() + b->count());
+    out.insert(out.end(), b->cpu_diff(), b->cpu_diff() + b->count());
+  }
+  for (const auto& p : net.params()) {
+    out.insert(out.end(), p->cpu_data(), p->cpu_data() + p->count());
+    out.insert(out.end(), p->cpu_diff(), p->cpu_diff() + p->count());
+  }
+  return out;
+}
+
+template <typename Dtype>
+void ExpectSameBits(const std::vector<Dtype>& a, const std::vector<Dtype>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(Dtype)) != 0) ++differ;
+  EXPECT_EQ(0u, differ) << "of " << a.size() << " values";
+}
+
+TEST(FusedChainTest, FindsTheInPlaceChains) {
+  Net<float> net(ChainNet(8));
+  struct { const char* layer; const char* forward_into; const char* backward_into; }
+  const expected[] = {
+      {"bn1", "bn1", "relu1"}, {"sc1", "bn1", "relu1"},
+      {"relu1", "bn1", "relu1"}, {"bn2", "bn2", "sc2"},
+      {"sc2", "bn2", "sc2"}, {"bn3", "bn3", "relu3"},
+      {"relu3", "bn3", "relu3"}, {"sc4", "sc4", "relu4"},
+      {"relu4", "sc4", "relu4"}};
+  for (const auto& e : expected) {
+    const int i = LayerIndex(net, e.layer);
+    EXPECT_EQ(LayerIndex(net, e.forward_into), net.fused_forward_into(i))
+        << e.layer;
+    EXPECT_EQ(LayerIndex(net, e.backward_into), net.fused_backward_into(i))
+        << e.layer;
+  }
+  // A ReLU alone (after the Eltwise) and the other layers are no chain.
+  for (const char* alone : {"relu2", "conv1", "add", "pool"}) {
+    EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, alone))) << alone;
+    EXPECT_EQ(-1, net.fused_backward_into(LayerIndex(net, alone))) << alone;
+  }
+  net.set_fuse_chains(false);
+  EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, "sc1")));
+}
+
+TEST(FusedChainTest, OnePassIsBitIdenticalFloat) {
+  ExpectSameBits(OnePass<float>(ChainNet(8), true),
+                 OnePass<float>(ChainNet(8), false));
+}
+
+TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
+  ExpectSameBits(OnePass<double>(ChainNet(7), true),
+                 OnePass<double>(ChainNet(7), false));
+}
+
+TEST(FusedChainTest, TestPhaseWithGlobalStatisticsIsBitIdentical) {
+  NetParameter param = ChainNet(8);
+  param.mutable_state()->set_phase(TEST);
+  // Stored statistics: train a net once and reuse its blobs.
+  NetParameter trained;
+  {
+    Net<float> net(ChainNet(8));
+    net.Forward();
+    net.ToProto(&trained);
+  }
+  auto run = [&](bool fuse) {
+    Caffe::set_random_seed(99);  // the same dummy data
+    Net<float> net(param);
+    net.CopyTrainedLayersFrom(trained);
+    net.set_fuse_chains(fuse);
+    net.Forward();
+    const Blob<float>& add = *net.blob_by_name("add");
+    return std::vector<float>(add.cpu_data(), add.cpu_data() + add.count());
+  };
+  ExpectSameBits(run(true), run(false));
+}
+
+// The chain's time lands on one member only when it ran fused.
+TEST(FusedChainTest, RunsFusedOnlyWhereItMay) {
+  auto scale_ran_alone = [](Net<float>* net) {
+    net->set_layer_timing(true);
+    net->Forward();
+    net->Backward();
+    const int sc1 = LayerIndex(*net, "sc1");
+    const bool fwd = net->forward_ms()[sc1] > 0;
+    const bool bwd = net->backward_ms()[sc1] > 0;
+    EXPECT_EQ(fwd, bwd);
+    return fwd;
+  };
+  {
+    Net<float> net(ChainNet(8));
+    EXPECT_FALSE(scale_ran_alone(&net));
+    net.set_fuse_chains(false);
+    EXPECT_TRUE(scale_ran_alone(&net));
+  }
+  {
+    Net<float> net(ChainNet(3));  // 9-element planes: not worth a channel
+    EXPECT_TRUE(scale_ran_alone(&net));
+  }
+  {
+    Net<float> net(ChainNet(8));
+    net.set_debug_info(true);
+    EXPECT_TRUE(scale_ran_alone(&net));
+  }
+  {
+    // A step hook watches every layer's step: no fusion while it is there.
+    struct Watcher : StepHook {} watcher;
+    Net<float> net(ChainNet(8));
+    net.AddStepHook(&watcher);
+    EXPECT_TRUE(scale_ran_alone(&net));
+    net.RemoveStepHook(&watcher);
+    EXPECT_FALSE(scale_ran_alone(&net));
+  }
+  {
+    // Only part of the chain in the range: layer by layer.
+    Net<float> net(ChainNet(8));
+    net.set_layer_timing(true);
+    const int sc1 = LayerIndex(net, "sc1");
+    net.ForwardTo(sc1);
+    EXPECT_GT(net.forward_ms()[sc1], 0);
+  }
+}
+
+TEST(FusedChainTest, BackwardCallbacksRunForEveryMember) {
+  struct Recorder : Net<float>::Callback {
+    std::vector<int> layers;
+    void run(int layer) override { layers.push_back(layer); }
+  } before, after;
+  Net<float> net(ChainNet(8));
+  net.add_before_backward(&before);
+  net.add_after_backward(&after);
+  net.Forward();
+  net.Backward();
+  const int n = static_cast<int>(net.layers().size());
+  ASSERT_EQ(static_cast<size_t>(n), before.layers.size());
+  ASSERT_EQ(static_cast<size_t>(n), after.layers.size());
+  for (int k = 0; k < n; ++k) {
+    EXPECT_EQ(n - 1 - k, before.layers[k]);
+    EXPECT_EQ(n - 1 - k, after.layers[k]);
+  }
+}
+
+// Training runs: fused and layer by layer give the same losses and
+// weights, without mem_param and under several of its settings.
+TEST(FusedChainTest, TrainingIsBitIdenticalWithAndWithoutMemParam) {
+  const NetParameter param = ChainNet(8);
+  auto unfused = [](Net<float>* net) { net->set_fuse_chains(false); };
+  const Trajectory reference = TrainTrajectory(param, nullptr, 4, unfused);
+  ExpectBitIdentical(reference, TrainTrajectory(param, nullptr, 4),
+                     "fused, no mem_param");
+  const char* settings[] = {
+      "optimize_train: true",
+      "optimize_train: true level: 0",
+      "optimize_train: true release: DYNAMIC",
+      "optimize_train: true check: true",
+      "optimize_train: true recompute { auto: SQRT }",
+  };
+  for (const char* text : settings) {
+    MemoryOptimizationParameter mp;
+    ReadProtoFromTextString(text, "mem_param", &mp);
+    ExpectBitIdentical(reference, TrainTrajectory(param, &mp, 4), text);
+  }
+}
+
+}  // namespace
+}  // namespace caffe
