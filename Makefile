@@ -3,6 +3,8 @@
 #   make test   install deps, build, run the whole test suite
 #   make test-asan  the whole suite under ASan + UBSan (clang, build_asan/)
 #   make fuzz   every fuzz target for FUZZ_SECONDS (default 60) each
+#   make bench  LeanCaffe against PyTorch on the CPU, interleaved runs; it
+#               refuses to start on a busy machine (bench/run_bench.sh)
 #   make gpu-bundle  GPU tests and their libraries in .gpu/ for a GPU machine,
 #               where scripts/gpu_check.sh runs every GPU test and benchmark
 #   make test-gpu    the gpu-labelled tests of the local build (they skip,

@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# LeanCaffe vs PyTorch: CPU training-step time and peak memory.
+# LeanCaffe vs PyTorch: CPU forward + backward time, measured honestly.
 #
-# For each net (CaffeNet b32, GoogLeNet b16, VGG-16 b8, ResNet-50 b8):
+# For each net (CaffeNet b32, GoogLeNet b16, VGG-16 b8, ResNet-50 b8 by
+# default) it runs, interleaved -- LeanCaffe, PyTorch, LeanCaffe, PyTorch
+# ... -- $RUNS processes of each:
 #   * LeanCaffe: `caffe time -model <deploy copy> -iterations $ITERS
-#     -phase TRAIN` on a temporary copy of models/<net>/deploy.prototxt whose
-#     input batch is replaced and which gets `force_backward: true` (a deploy
-#     net has no loss, so without it nothing would need a backward pass).
-#     The "Average Forward-Backward: X ms." line is parsed; the run is done
-#     $RUNS times and the median kept. Peak RSS from `/usr/bin/time -v`.
-#   * PyTorch: bench/torch_step.py, the same architecture in torch.nn, one
-#     warm-up then $RUNS training steps (forward + loss + backward + SGD),
-#     median kept; peak RSS from /usr/bin/time -v as well.
-# Both run with 2 threads (OMP_NUM_THREADS / OPENBLAS_NUM_THREADS).
-# The table is printed and written to docs/benchmarks.md.
+#     -phase TRAIN` on models/<net>/deploy.prototxt with the batch replaced
+#     and `force_backward: true` (a deploy net has no loss); a run's figure
+#     is its "Average Forward-Backward".
+#   * PyTorch: bench/torch_step.py --no-update, the same architecture in
+#     torch.nn, forward + loss + backward (no optimizer step, like `caffe
+#     time`); a run's figure is the median of its $ITERS steps after one
+#     warm-up step.
+# and reports min and median of the runs, peak RSS (/usr/bin/time), and for
+# LeanCaffe the share of the step its element-wise layers take (ReLU,
+# BatchNorm, Scale, Eltwise; bench/layer_shares.py).
 #
-# Usage: bench/run_bench.sh            (from anywhere; run after building)
-# Environment overrides:
-#   CAFFE_BIN  (build/tools/caffe)   PYTHON (/usr/bin/python3)
-#   ITERS      (5: iterations per `caffe time` run)
-#   RUNS       (3)                   THREADS (2)
-#   NETS       ("caffenet:32 googlenet:16 vgg16:8 resnet50:8")
-#   OUT        (docs/benchmarks.md)  SKIP_TORCH=1 to time LeanCaffe only
-
+# Honesty rules (issue 14):
+#   * It refuses to start when the machine is busy: more than $MAX_BUSY
+#     percent of the CPUs busy over 3 seconds (/proc/stat), checked again
+#     before each net.  BENCH_FORCE=1 runs anyway and marks every figure
+#     INVALID.
+#   * It prints PyTorch's median next to its last quiet value
+#     (bench/quiet_baselines.tsv, per net, batch and threads): a baseline
+#     far from it (more than 25% either way) means the run was disturbed,
+#     and the row says so.  UPDATE_BASELINES=1 records this run's values
+#     (do it only after a quiet run).
+#
+# Usage: bench/run_bench.sh   (or `make bench`; run after building)
+# Environment: CAFFE_BIN (build/tools/caffe), PYTHON (/usr/bin/python3),
+#   RUNS (5), ITERS (3), THREADS (2),
+#   NETS ("caffenet:32 googlenet:16 vgg16:8 resnet50:8"),
+#   OUT (docs/benchmarks_latest.md), MAX_BUSY (10), SKIP_TORCH=1,
+#   CAFFE_ARGS (extra `caffe time` flags, e.g. -fuse_chains=false).
 set -u -o pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,187 +40,169 @@ cd "$ROOT" || exit 1
 
 CAFFE_BIN="${CAFFE_BIN:-build/tools/caffe}"
 PYTHON="${PYTHON:-/usr/bin/python3}"
-ITERS="${ITERS:-5}"
-RUNS="${RUNS:-3}"
+RUNS="${RUNS:-5}"
+ITERS="${ITERS:-3}"
 THREADS="${THREADS:-2}"
 NETS="${NETS:-caffenet:32 googlenet:16 vgg16:8 resnet50:8}"
-OUT="${OUT:-docs/benchmarks.md}"
+OUT="${OUT:-docs/benchmarks_latest.md}"
+MAX_BUSY="${MAX_BUSY:-10}"
 SKIP_TORCH="${SKIP_TORCH:-0}"
+BENCH_FORCE="${BENCH_FORCE:-0}"
+UPDATE_BASELINES="${UPDATE_BASELINES:-0}"
+CAFFE_ARGS="${CAFFE_ARGS:-}"
+BASELINES=bench/quiet_baselines.tsv
 TIME_BIN=/usr/bin/time
 
-export OMP_NUM_THREADS="$THREADS"
-export OPENBLAS_NUM_THREADS="$THREADS"
+export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS"
 export MKL_NUM_THREADS="$THREADS"
 
 die() { echo "run_bench.sh: $*" >&2; exit 1; }
-
-[ -x "$CAFFE_BIN" ] || die "$CAFFE_BIN not found or not executable (build first, or set CAFFE_BIN)"
+[ -x "$CAFFE_BIN" ] || die "$CAFFE_BIN not found (build first, or set CAFFE_BIN)"
 [ -x "$TIME_BIN" ] || die "$TIME_BIN is missing (apt-get install -y time)"
+[ "$RUNS" -ge 5 ] || echo "run_bench.sh: RUNS=$RUNS; the issue asks for at least 5" >&2
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/leancaffe_bench.XXXXXX")" || die "mktemp failed"
 trap 'rm -rf "$TMP"' EXIT
 
-# median of the numbers given as arguments
-median() {
-    printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {
-        if (NR == 0) { print "nan"; exit }
-        if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2 }'
+# Percent of CPU time not idle over 3 seconds (time stolen by a
+# hypervisor counts as busy: a neighbour is disturbing the run).
+busy_percent() {
+    local a b
+    a=($(sed -n 's/^cpu  //p' /proc/stat)); sleep 3
+    b=($(sed -n 's/^cpu  //p' /proc/stat))
+    awk -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
+        n = split(a, x, " "); split(b, y, " "); total = 0
+        for (i = 1; i <= n; ++i) total += y[i] - x[i]
+        idle = (y[4] - x[4]) + (y[5] - x[5])
+        printf "%.0f", (total > 0) ? 100 * (total - idle) / total : 0 }'
 }
 
-# largest of the integers given as arguments
-maximum() {
-    printf '%s\n' "$@" | sort -g | tail -n 1
+VALID=1
+check_quiet() {
+    local busy; busy="$(busy_percent)"
+    if [ "$busy" -gt "$MAX_BUSY" ]; then
+        if [ "$BENCH_FORCE" = 1 ]; then
+            echo "run_bench.sh: machine $busy% busy; BENCH_FORCE=1: figures marked INVALID" >&2
+            VALID=0
+        else
+            die "the machine is $busy% busy (over MAX_BUSY=$MAX_BUSY%): stop builds, tests and helpers first (BENCH_FORCE=1 runs anyway, marked INVALID)"
+        fi
+    fi
 }
 
-# "Maximum resident set size (kbytes): N" -> N
-rss_of() {
-    sed -n 's/.*Maximum resident set size (kbytes): *\([0-9][0-9]*\).*/\1/p' "$1" | tail -n 1
+# min and median of the numbers given as arguments ("n/a" when none)
+stats() {
+    [ "$#" -gt 0 ] || { echo "n/a n/a"; return; }
+    printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {
+        m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2
+        printf "%.1f %.1f", v[1], m }'
+}
+rss_of() { sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p' "$1" | tail -n 1; }
+mib() { [[ "${1:-}" =~ ^[0-9]+$ ]] && awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }' || echo n/a; }
+num() { [[ "${1:-}" =~ ^[0-9.]+$ ]]; }
+
+make_bench_net() {  # src batch dst
+    { echo "force_backward: true"
+      sed -e "0,/^\([[:space:]]*\)dim:[[:space:]]*[0-9][0-9]*/s//\1dim: $2/" "$1"
+    } > "$3"
+    grep -q "dim: $2\$" "$3" || die "could not set the batch in $3"
 }
 
-# kB -> "123 MiB"
-mib() {
-    case "$1" in
-        ''|*[!0-9]*) echo "n/a" ;;
-        *) awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }' ;;
-    esac
-}
-
-# 1234.567 -> 1234.6 (anything else unchanged)
-fmt_ms() {
-    if [[ "$1" =~ ^[0-9.]+$ ]]; then awk -v x="$1" 'BEGIN { printf "%.1f", x }'; else echo "$1"; fi
-}
-
-# Write a copy of the deploy net with batch $2 and force_backward.
-make_bench_net() {
-    local src="$1" batch="$2" dst="$3"
-    [ -f "$src" ] || die "$src not found"
-    {
-        echo "force_backward: true"
-        # Replace only the first `dim:` (the Input layer's batch dimension).
-        sed -e "0,/^\([[:space:]]*\)dim:[[:space:]]*[0-9][0-9]*/s//\1dim: $batch/" "$src"
-    } > "$dst"
-    grep -q "dim: $batch\$" "$dst" || die "could not set batch in $dst"
-}
-
-# PyTorch availability (Debian's python3-torch).
 torch_ok=1
-if [ "$SKIP_TORCH" = 1 ]; then
+if [ "$SKIP_TORCH" = 1 ] || ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+    [ "$SKIP_TORCH" = 1 ] || echo "run_bench.sh: PyTorch missing for $PYTHON (apt-get install -y python3-torch); LeanCaffe only" >&2
     torch_ok=0
-elif ! "$PYTHON" -c 'import torch' 2>/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "PyTorch missing: installing Debian's python3-torch ..." >&2
-        { apt-get update && DEBIAN_FRONTEND=noninteractive \
-            apt-get install -y --no-install-recommends python3-torch; } >&2
-    fi
-    if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
-        echo "run_bench.sh: PyTorch is not available for $PYTHON." >&2
-        echo "  Install it with: apt-get install -y python3-torch" >&2
-        echo "  (continuing with LeanCaffe numbers only; PyTorch columns n/a)" >&2
-        torch_ok=0
-    fi
 fi
 
-declare -a ROWS=()
-
-for spec in $NETS; do
-    net="${spec%%:*}"
-    batch="${spec##*:}"
-    echo "== $net, batch $batch" >&2
-
-    # ---- LeanCaffe
-    bench_net="$TMP/${net}_b${batch}.prototxt"
-    make_bench_net "models/$net/deploy.prototxt" "$batch" "$bench_net"
-    c_ms=(); c_rss=()
-    for r in $(seq 1 "$RUNS"); do
-        log="$TMP/${net}_caffe_$r.log"
-        tv="$TMP/${net}_caffe_$r.time"
-        "$TIME_BIN" -v -o "$tv" "$CAFFE_BIN" time -model "$bench_net" \
-            -iterations "$ITERS" -phase TRAIN > "$log" 2>&1
-        rc=$?
-        ms="$(sed -n 's/.*Average Forward-Backward: *\([0-9.eE+-]*\) ms\..*/\1/p' "$log" | tail -n 1)"
-        if [ "$rc" != 0 ] || [ -z "$ms" ]; then
-            echo "  LeanCaffe run $r failed (exit $rc); last lines of its log:" >&2
-            tail -n 15 "$log" >&2
-            continue
-        fi
-        c_ms+=("$ms"); c_rss+=("$(rss_of "$tv")")
-        echo "  LeanCaffe run $r: $ms ms" >&2
-    done
-    if [ "${#c_ms[@]}" -gt 0 ]; then
-        caffe_ms="$(median "${c_ms[@]}")"
-        caffe_rss="$(maximum "${c_rss[@]}")"
-    else
-        caffe_ms="n/a"; caffe_rss="n/a"
-    fi
-
-    # ---- PyTorch (one process per net so that peak RSS is per net)
-    torch_ms="n/a"; torch_rss="n/a"
-    if [ "$torch_ok" = 1 ]; then
-        log="$TMP/${net}_torch.log"
-        tv="$TMP/${net}_torch.time"
-        "$TIME_BIN" -v -o "$tv" "$PYTHON" bench/torch_step.py --net "$net" \
-            --batch "$batch" --runs "$RUNS" --warmup 1 --threads "$THREADS" \
-            > "$log" 2>&1
-        rc=$?
-        line="$(grep '^RESULT ' "$log" | tail -n 1)"
-        if [ "$rc" = 0 ] && [ -n "$line" ]; then
-            torch_ms="$(sed -n 's/.* median_ms=\([0-9.]*\).*/\1/p' <<<"$line")"
-            torch_rss="$(rss_of "$tv")"
-            echo "  PyTorch: $torch_ms ms" >&2
-        else
-            echo "  PyTorch run failed (exit $rc):" >&2
-            tail -n 15 "$log" >&2
-        fi
-    fi
-
-    ratio="n/a"
-    if [[ "$caffe_ms" =~ ^[0-9.]+$ && "$torch_ms" =~ ^[0-9.]+$ ]]; then
-        ratio="$(awk -v a="$caffe_ms" -v b="$torch_ms" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }')"
-    fi
-    ROWS+=("| $net | $batch | $(fmt_ms "$caffe_ms") | $(fmt_ms "$torch_ms") | $ratio | $(mib "$caffe_rss") | $(mib "$torch_rss") |")
-done
-
-# ---- report
-cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)"
-commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-torch_ver="n/a"
-[ "$torch_ok" = 1 ] && torch_ver="$("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null)"
-
-table() {
-    echo "| net | batch | LeanCaffe ms | PyTorch ms | ratio (LeanCaffe/PyTorch) | LeanCaffe peak RSS | PyTorch peak RSS |"
-    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-    printf '%s\n' "${ROWS[@]}"
+baseline_of() {  # net batch -> "ms date" or ""
+    [ -f "$BASELINES" ] || return 0
+    awk -v n="$1" -v b="$2" -v t="$THREADS" '$1 == n && $2 == b && $3 == t { r = $4 " " $5 } END { if (r) print r }' "$BASELINES"
 }
 
-echo
-table
+check_quiet
+declare -a ROWS=() NOTES=() NEW_BASELINES=()
+for spec in $NETS; do
+    net="${spec%%:*}"; batch="${spec##*:}"
+    echo "== $net, batch $batch, $THREADS threads" >&2
+    check_quiet
+    model="$TMP/${net}_b$batch.prototxt"
+    make_bench_net "models/$net/deploy.prototxt" "$batch" "$model"
+    c_ms=(); c_rss=(); t_ms=(); t_rss=()
+    for r in $(seq 1 "$RUNS"); do
+        log="$TMP/${net}_caffe_$r.log"
+        # shellcheck disable=SC2086
+        if "$TIME_BIN" -v -o "$TMP/c.time" "$CAFFE_BIN" time -model "$model" \
+               -iterations "$ITERS" -phase TRAIN $CAFFE_ARGS > "$log" 2>&1; then
+            ms="$(sed -n 's/.*Average Forward-Backward: *\([0-9.]*\) ms\..*/\1/p' "$log" | tail -n 1)"
+            c_ms+=("$ms"); c_rss+=("$(rss_of "$TMP/c.time")")
+            echo "  LeanCaffe run $r: $ms ms" >&2
+        else
+            echo "  LeanCaffe run $r failed:" >&2; tail -n 10 "$log" >&2
+        fi
+        [ "$torch_ok" = 1 ] || continue
+        tlog="$TMP/${net}_torch_$r.log"
+        if "$TIME_BIN" -v -o "$TMP/t.time" "$PYTHON" bench/torch_step.py \
+               --net "$net" --batch "$batch" --runs "$ITERS" --warmup 1 \
+               --threads "$THREADS" --no-update > "$tlog" 2>&1; then
+            ms="$(sed -n 's/^RESULT .* median_ms=\([0-9.]*\).*/\1/p' "$tlog")"
+            t_ms+=("$ms"); t_rss+=("$(rss_of "$TMP/t.time")")
+            echo "  PyTorch   run $r: $ms ms" >&2
+        else
+            echo "  PyTorch run $r failed:" >&2; tail -n 10 "$tlog" >&2
+        fi
+    done
+    read -r c_min c_med <<<"$(stats "${c_ms[@]+"${c_ms[@]}"}")"
+    read -r t_min t_med <<<"$(stats "${t_ms[@]+"${t_ms[@]}"}")"
+    ratio=n/a
+    num "$c_med" && num "$t_med" && ratio="$(awk -v a="$c_med" -v b="$t_med" 'BEGIN { printf "%.2f", a / b }')"
+    # The element-wise share, from the LeanCaffe run closest to the median.
+    share=n/a
+    if num "$c_med"; then
+        best=""; gap=""
+        for r in $(seq 1 "$RUNS"); do
+            log="$TMP/${net}_caffe_$r.log"
+            ms="$(sed -n 's/.*Average Forward-Backward: *\([0-9.]*\) ms\..*/\1/p' "$log" 2>/dev/null | tail -n 1)"
+            num "$ms" || continue
+            d="$(awk -v a="$ms" -v m="$c_med" 'BEGIN { d = a - m; print (d < 0 ? -d : d) }')"
+            if [ -z "$gap" ] || awk -v d="$d" -v g="$gap" 'BEGIN { exit !(d < g) }'; then best="$log"; gap="$d"; fi
+        done
+        [ -n "$best" ] && share="$("$PYTHON" bench/layer_shares.py "$model" "$best" --share ReLU,BatchNorm,Scale,Eltwise)"
+    fi
+    quiet="$(baseline_of "$net" "$batch")"
+    verdict=""
+    if [ "$VALID" = 0 ]; then
+        verdict="INVALID (machine busy)"
+    elif [ -n "$quiet" ] && num "$t_med"; then
+        q="${quiet%% *}"
+        verdict="$(awk -v m="$t_med" -v q="$q" 'BEGIN { r = m / q
+            if (r > 1.25 || r < 0.8) printf "DISTURBED? PyTorch at %.2fx its last quiet value", r }')"
+    fi
+    [ -n "$quiet" ] && q_text="${quiet%% *} ms (${quiet#* })" || q_text="none"
+    ROWS+=("| $net | $batch | $c_min / $c_med | $t_min / $t_med | $ratio | $share | $(mib "$(printf '%s\n' "${c_rss[@]+"${c_rss[@]}"}" | sort -g | tail -n 1)") | $(mib "$(printf '%s\n' "${t_rss[@]+"${t_rss[@]}"}" | sort -g | tail -n 1)") | $q_text | ${verdict:-ok} |")
+    num "$t_med" && NEW_BASELINES+=("$net $batch $THREADS $t_med $(date -u +%Y-%m-%d)")
+done
 
-mkdir -p "$(dirname "$OUT")"
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 {
-    echo "# Benchmarks: LeanCaffe vs PyTorch (CPU training step)"
+    echo "# LeanCaffe vs PyTorch, CPU forward + backward (bench/run_bench.sh)"
     echo
-    echo "Generated by \`bench/run_bench.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'),"
-    echo "commit \`$commit\`, CPU: ${cpu:-unknown} ($(nproc) cores visible),"
-    echo "$THREADS threads (OMP_NUM_THREADS=OPENBLAS_NUM_THREADS=$THREADS), PyTorch $torch_ver."
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`${CAFFE_ARGS:+ (caffe $CAFFE_ARGS)}, ${cpu:-unknown CPU}"
+    echo "($(nproc) cores), $THREADS threads, $RUNS interleaved runs of each, $ITERS iterations per run."
+    [ "$VALID" = 1 ] || echo "**INVALID: the machine was busy during the run.**"
     echo
-    table
-    echo
-    echo "Method:"
-    echo
-    echo "- **LeanCaffe**: \`caffe time -model <deploy> -iterations $ITERS -phase TRAIN\` on"
-    echo "  \`models/<net>/deploy.prototxt\` with the input batch replaced and"
-    echo "  \`force_backward: true\` added; the \"Average Forward-Backward\" time is taken"
-    echo "  from each of $RUNS runs and the median reported. It covers forward and"
-    echo "  backward of every layer (the deploy net ends in Softmax, no loss) but no"
-    echo "  weight update."
-    echo "- **PyTorch**: \`bench/torch_step.py\`, the same architecture in \`torch.nn\`"
-    echo "  (GoogLeNet without auxiliary heads, as in the deploy net); a step is"
-    echo "  forward + cross-entropy loss + backward + SGD (momentum) update; one"
-    echo "  warm-up step, median of $RUNS timed steps."
-    echo "- Peak RSS is \"Maximum resident set size\" from \`/usr/bin/time -v\` for the"
-    echo "  whole process (largest of the LeanCaffe runs; the single PyTorch process,"
-    echo "  which includes the interpreter and the torch libraries)."
-    echo "- ratio < 1 means LeanCaffe is faster."
-} > "$OUT"
-echo
-echo "wrote $OUT"
+    echo "| net | batch | LeanCaffe ms (min / median) | PyTorch ms (min / median) | LeanCaffe / PyTorch (medians) | ReLU+BN+Scale+Eltwise share | LeanCaffe peak RSS | PyTorch peak RSS | PyTorch last quiet | run |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    printf '%s\n' "${ROWS[@]}"
+} > "$TMP/report.md"
+cat "$TMP/report.md"
+mkdir -p "$(dirname "$OUT")" && cp "$TMP/report.md" "$OUT" && echo "wrote $OUT"
+if [ "$UPDATE_BASELINES" = 1 ] && [ "$VALID" = 1 ]; then
+    for line in "${NEW_BASELINES[@]+"${NEW_BASELINES[@]}"}"; do
+        set -- $line
+        { [ -f "$BASELINES" ] && awk -v n="$1" -v b="$2" -v t="$3" '!($1 == n && $2 == b && $3 == t)' "$BASELINES"
+          echo "$line"; } > "$TMP/b.tsv" && mv "$TMP/b.tsv" "$BASELINES"
+    done
+    echo "updated $BASELINES"
+fi
+[ "$VALID" = 1 ]

@@ -183,6 +183,8 @@ NETS = {
     "googlenet": (googlenet, 224),
     "vgg16": (vgg16, 224),
     "resnet50": (resnet, 224),
+    "resnet101": (lambda: resnet((3, 4, 23, 3)), 224),
+    "resnet152": (lambda: resnet((3, 8, 36, 3)), 224),
 }
 
 
@@ -192,11 +194,12 @@ def peak_rss_kb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kB on Linux
 
 
-def train_step(model, opt, loss_fn, x, y):
+def train_step(model, opt, loss_fn, x, y, update=True):
     opt.zero_grad(set_to_none=True)
     loss = loss_fn(model(x), y)
     loss.backward()
-    opt.step()
+    if update:
+        opt.step()
     return loss
 
 
@@ -207,6 +210,9 @@ def main(argv):
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--no-update", action="store_true",
+                    help="time forward + loss + backward only, without the "
+                         "optimizer step (what `caffe time` measures)")
     ap.add_argument("--check", action="store_true",
                     help="only build the net, print its size and output "
                          "shape for one image, and exit")
@@ -234,11 +240,11 @@ def main(argv):
     y = torch.randint(0, 1000, (args.batch,))
 
     for _ in range(args.warmup):
-        train_step(model, opt, loss_fn, x, y)
+        train_step(model, opt, loss_fn, x, y, not args.no_update)
     times = []
     for i in range(args.runs):
         t0 = time.perf_counter()
-        train_step(model, opt, loss_fn, x, y)
+        train_step(model, opt, loss_fn, x, y, not args.no_update)
         times.append((time.perf_counter() - t0) * 1000.0)
         print("run %d: %.1f ms" % (i + 1, times[-1]), flush=True)
     med = statistics.median(times)

@@ -41,10 +41,48 @@ inline long GrainFor(long work_per_index) {
   return std::max(1L, kElementGrain / std::max(1L, work_per_index));
 }
 
+// x86-64 CPUs with AVX2 run each range through a copy of the loop
+// compiled for AVX2, with the body inlined into it (flatten): twice the
+// vector width of the SSE2 baseline the library is built for.  Every
+// other CPU, and host code compiled by nvcc, runs the baseline loop.  The
+// results are the same bits either way: the bodies' operations are IEEE
+// adds, multiplies, divides and compares, no contraction into FMA
+// (-ffp-contract=off, and FMA is not part of the AVX2 target), and sums
+// keep their lane order.  LEANCAFFE_CPU_VECTOR=baseline forces the
+// baseline loop (to compare).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#define CAFFE_AVX2_LOOPS 1
+#endif
+// Whether ranges run the AVX2 loop (the CPU has AVX2, the build has the
+// loop, and neither the environment nor SetAvx2Loops turned it off).
+bool CpuHasAvx2Loops();
+// Turns the AVX2 loop off, or on again where the CPU has it (tests).
+void SetAvx2Loops(bool on);
+#ifdef CAFFE_AVX2_LOOPS
+
+template <typename Body>
+__attribute__((target("avx2"), flatten)) void RunRangeAvx2(const Body& body,
+                                                           long begin,
+                                                           long end) {
+  for (long i = begin; i < end; ++i) body(i);
+}
+#endif
+
+template <typename Body>
+void RunRange(const Body& body, long begin, long end) {
+#ifdef CAFFE_AVX2_LOOPS
+  if (CpuHasAvx2Loops()) {
+    RunRangeAvx2(body, begin, end);
+    return;
+  }
+#endif
+  for (long i = begin; i < end; ++i) body(i);
+}
+
 template <typename Body>
 void ForEach(long n, long grain, const Body& body) {
   ParallelFor(n, grain, [&body](long begin, long end) {
-    for (long i = begin; i < end; ++i) body(i);
+    RunRange(body, begin, end);
   });
 }
 
@@ -99,6 +137,24 @@ struct LaneSum {
     for (int k = 0; j < len; ++j, ++k)
       lane[k] += static_cast<Acc>(term(begin + j));
   }
+  // Adds term_a to `a` and term_b to `b` in one sweep over the run; each
+  // gets exactly the additions AddRun would give it.
+  template <typename TermA, typename TermB>
+  CAFFE_KERNEL static void AddRuns(LaneSum* a, LaneSum* b, long begin,
+                                   long len, const TermA& term_a,
+                                   const TermB& term_b) {
+    long j = 0;
+    for (; j + kSumLanes <= len; j += kSumLanes) {
+      for (int k = 0; k < kSumLanes; ++k) {
+        a->lane[k] += static_cast<Acc>(term_a(begin + j + k));
+        b->lane[k] += static_cast<Acc>(term_b(begin + j + k));
+      }
+    }
+    for (int k = 0; j < len; ++j, ++k) {
+      a->lane[k] += static_cast<Acc>(term_a(begin + j));
+      b->lane[k] += static_cast<Acc>(term_b(begin + j));
+    }
+  }
   CAFFE_KERNEL Acc Total() const {
     static_assert(kSumLanes == 8, "Total() combines eight lanes");
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
@@ -116,6 +172,45 @@ CAFFE_KERNEL Acc SumOverChannel(long d, int outer, int channels, int inner,
     sum.AddRun((static_cast<long>(n) * channels + d) * inner, inner, term);
   return sum.Total();
 }
+
+// Two sums over channel d in one sweep, each equal to its SumOverChannel.
+template <typename Acc, typename TermA, typename TermB>
+CAFFE_KERNEL void SumTwoOverChannel(long d, int outer, int channels,
+                                    int inner, const TermA& term_a,
+                                    const TermB& term_b, Acc* sum_a,
+                                    Acc* sum_b) {
+  LaneSum<Acc> a, b;
+  for (int n = 0; n < outer; ++n) {
+    LaneSum<Acc>::AddRuns(&a, &b, (static_cast<long>(n) * channels + d) * inner,
+                          inner, term_a, term_b);
+  }
+  *sum_a = a.Total();
+  *sum_b = b.Total();
+}
+
+// Channel d: acc_a[d] += SumOverChannel of term_a, acc_b[d] += that of
+// term_b, in one sweep when both are wanted; a null accumulator is skipped.
+template <typename Dtype, typename TermA, typename TermB>
+struct ChannelSumPair {
+  Dtype* acc_a;
+  Dtype* acc_b;
+  int outer, channels, inner;
+  TermA term_a;
+  TermB term_b;
+  CAFFE_KERNEL void operator()(long d) const {
+    if (acc_a && acc_b) {
+      Dtype a, b;
+      SumTwoOverChannel<Dtype>(d, outer, channels, inner, term_a, term_b, &a,
+                               &b);
+      acc_a[d] += a;
+      acc_b[d] += b;
+    } else if (acc_a) {
+      acc_a[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term_a);
+    } else if (acc_b) {
+      acc_b[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term_b);
+    }
+  }
+};
 
 // Channel d: acc[d] += SumOverChannel of term.
 template <typename Dtype, typename Term>

@@ -88,12 +88,12 @@ struct BatchNormGradientMeans {
   int num, channels, spatial;
   CAFFE_KERNEL void operator()(long c) const {
     const double per_channel = static_cast<double>(num) * spatial;
-    mean_dy[c] = static_cast<Dtype>(
-        SumOverChannel<double>(c, num, channels, spatial,
-                               DoubleValue<Dtype>{dy}) / per_channel);
-    mean_dyy[c] = static_cast<Dtype>(
-        SumOverChannel<double>(c, num, channels, spatial,
-                               DoubleProduct<Dtype>{dy, y}) / per_channel);
+    double sum_dy, sum_dyy;
+    SumTwoOverChannel<double>(c, num, channels, spatial,
+                              DoubleValue<Dtype>{dy},
+                              DoubleProduct<Dtype>{dy, y}, &sum_dy, &sum_dyy);
+    mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
+    mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
   }
 };
 

@@ -65,10 +65,8 @@ auto ScaleLayer<Dtype>::BackwardStage(const Launch& launch,
 
   const bool bias_diff =
       bias_layer_ && this->param_propagate_down_[bias_param_id_];
-  const ChannelSum<Dtype, ValueTerm<Dtype> > bias_sum{
-      bias_diff ? MutableDiffOn(gpu, bias_layer_->blobs()[0].get()) : nullptr,
-      outer_dim_, scale_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
-
+  Dtype* db = bias_diff ? MutableDiffOn(gpu, bias_layer_->blobs()[0].get())
+                        : nullptr;
   const bool scale_diff =
       scale_is_param ? this->param_propagate_down_[0] : propagate_down[1];
   Dtype* ds = scale_diff ? MutableDiffOn(gpu, scale) : nullptr;
@@ -76,20 +74,16 @@ auto ScaleLayer<Dtype>::BackwardStage(const Launch& launch,
   if (scale_diff && !scale_is_param) SetOn(gpu, scale_dim_, Dtype(0), ds);
   const Dtype* x = (bottom[0] == top[0]) ? DataOn(gpu, temp_)
                                          : DataOn(gpu, *bottom[0]);
-  const ChannelSum<Dtype, ProductTerm<Dtype> > scale_sum{
-      ds, outer_dim_, scale_dim_, inner_dim_, ProductTerm<Dtype>{dy, x}};
-
+  // db[d] += the sum of dy, ds[d] += the sum of dy * x, over the channel.
+  const ChannelSumPair<Dtype, ValueTerm<Dtype>, ProductTerm<Dtype> > sums{
+      db, ds, outer_dim_, scale_dim_, inner_dim_, ValueTerm<Dtype>{dy},
+      ProductTerm<Dtype>{dy, x}};
   const Maybe<ChannelPlanes<Dtype, MulOp<Dtype> > > bottom_diff{
       {dy, DataOn(gpu, *scale),
        propagate_down[0] ? MutableDiffOn(gpu, bottom[0]) : nullptr,
        scale_dim_, inner_dim_, MulOp<Dtype>()},
       propagate_down[0]};
-  return MakeStage(
-      MakeThen(Maybe<ChannelSum<Dtype, ValueTerm<Dtype> > >{bias_sum,
-                                                            bias_diff},
-               Maybe<ChannelSum<Dtype, ProductTerm<Dtype> > >{scale_sum,
-                                                              scale_diff}),
-      bottom_diff, outer_dim_, scale_dim_, inner_dim_);
+  return MakeStage(sums, bottom_diff, outer_dim_, scale_dim_, inner_dim_);
 }
 
 template <typename Dtype>

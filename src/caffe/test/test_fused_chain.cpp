@@ -5,6 +5,7 @@
 // not).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 #include "caffe/caffe.hpp"
 #include "caffe/step_hook.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
+#include "caffe/util/elementwise.hpp"
 #include "caffe/util/io.hpp"
 
 namespace caffe {
@@ -138,6 +140,22 @@ TEST(FusedChainTest, OnePassIsBitIdenticalFloat) {
 TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
   ExpectSameBits(OnePass<double>(ChainNet(7), true),
                  OnePass<double>(ChainNet(7), false));
+}
+
+// The AVX2 copy of the parallel loop (util/elementwise.hpp) gives the
+// baseline loop's bits, fused and not.  Where the CPU lacks AVX2 both runs
+// take the baseline loop.
+TEST(FusedChainTest, Avx2LoopsGiveTheBaselineBits) {
+  std::printf("AVX2 loops on this CPU: %s\n",
+              CpuHasAvx2Loops() ? "yes" : "no (comparing baseline twice)");
+  for (bool fuse : {true, false}) {
+    SetAvx2Loops(false);
+    const std::vector<float> baseline = OnePass<float>(ChainNet(8), fuse);
+    const std::vector<double> baseline_d = OnePass<double>(ChainNet(7), fuse);
+    SetAvx2Loops(true);
+    ExpectSameBits(baseline, OnePass<float>(ChainNet(8), fuse));
+    ExpectSameBits(baseline_d, OnePass<double>(ChainNet(7), fuse));
+  }
 }
 
 TEST(FusedChainTest, TestPhaseWithGlobalStatisticsIsBitIdentical) {
