@@ -179,7 +179,8 @@ for spec in $NETS; do
     fi
     [ -n "$quiet" ] && q_text="${quiet%% *} ms (${quiet#* })" || q_text="none"
     ROWS+=("| $net | $batch | $c_min / $c_med | $t_min / $t_med | $ratio | $share | $(mib "$(printf '%s\n' "${c_rss[@]+"${c_rss[@]}"}" | sort -g | tail -n 1)") | $(mib "$(printf '%s\n' "${t_rss[@]+"${t_rss[@]}"}" | sort -g | tail -n 1)") | $q_text | ${verdict:-ok} |")
-    num "$t_med" && NEW_BASELINES+=("$net $batch $THREADS $t_med $(date -u +%Y-%m-%d)")
+    # Only an undisturbed row becomes the new quiet value.
+    [ -z "$verdict" ] && num "$t_med" && NEW_BASELINES+=("$net $batch $THREADS $t_med $(date -u +%Y-%m-%d)")
 done
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
