@@ -41,39 +41,47 @@ inline long GrainFor(long work_per_index) {
   return std::max(1L, kElementGrain / std::max(1L, work_per_index));
 }
 
-// x86-64 CPUs with AVX2 run each range through a copy of the loop
-// compiled for AVX2, with the body inlined into it (flatten): twice the
-// vector width of the SSE2 baseline the library is built for.  Every
-// other CPU, and host code compiled by nvcc, runs the baseline loop.  The
-// results are the same bits either way: the bodies' operations are IEEE
-// adds, multiplies, divides and compares, no contraction into FMA
-// (-ffp-contract=off, and FMA is not part of the AVX2 target), and sums
-// keep their lane order.  LEANCAFFE_CPU_VECTOR=baseline forces the
-// baseline loop (to compare).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
-#define CAFFE_AVX2_LOOPS 1
-#endif
-// Whether ranges run the AVX2 loop (the CPU has AVX2, the build has the
-// loop, and neither the environment nor SetAvx2Loops turned it off).
-bool CpuHasAvx2Loops();
-// Turns the AVX2 loop off, or on again where the CPU has it (tests).
-void SetAvx2Loops(bool on);
-#ifdef CAFFE_AVX2_LOOPS
+// Wider vectors where the CPU has them.  On x86-64 each range runs
+// through a copy of the loop compiled for AVX-512 (F, VL, BW, DQ) or AVX2,
+// the best the CPU has, with the body inlined into it (flatten); other
+// CPUs, and host code compiled by nvcc, run the baseline loop the library
+// is built for (SSE2).  Every copy gives the same bits: the bodies'
+// operations are IEEE adds, multiplies, divides and compares, never
+// contracted into FMA (-ffp-contract=off), and sums keep their lane order
+// (tested: test_fused_chain.cpp).  LEANCAFFE_CPU_VECTOR=baseline|avx2
+// caps the copy used (to compare).
+enum class CpuVector { kBaseline = 0, kAvx2 = 1, kAvx512 = 2 };
+// The copy ranges run through now.
+CpuVector CpuVectorLoops();
+// Caps it (tests); the CPU's best copy is never exceeded.
+void SetCpuVectorLoops(CpuVector cap);
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#define CAFFE_WIDE_LOOPS 1
 template <typename Body>
-__attribute__((target("avx2"), flatten)) void RunRangeAvx2(const Body& body,
-                                                           long begin,
-                                                           long end) {
+__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq"), flatten))
+void RunRangeAvx512(const Body& body, long begin, long end) {
+  for (long i = begin; i < end; ++i) body(i);
+}
+template <typename Body>
+__attribute__((target("avx2"), flatten))
+void RunRangeAvx2(const Body& body, long begin, long end) {
   for (long i = begin; i < end; ++i) body(i);
 }
 #endif
 
 template <typename Body>
 void RunRange(const Body& body, long begin, long end) {
-#ifdef CAFFE_AVX2_LOOPS
-  if (CpuHasAvx2Loops()) {
-    RunRangeAvx2(body, begin, end);
-    return;
+#ifdef CAFFE_WIDE_LOOPS
+  switch (CpuVectorLoops()) {
+    case CpuVector::kAvx512:
+      RunRangeAvx512(body, begin, end);
+      return;
+    case CpuVector::kAvx2:
+      RunRangeAvx2(body, begin, end);
+      return;
+    case CpuVector::kBaseline:
+      break;
   }
 #endif
   for (long i = begin; i < end; ++i) body(i);

@@ -142,20 +142,24 @@ TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
                  OnePass<double>(ChainNet(7), false));
 }
 
-// The AVX2 copy of the parallel loop (util/elementwise.hpp) gives the
-// baseline loop's bits, fused and not.  Where the CPU lacks AVX2 both runs
-// take the baseline loop.
-TEST(FusedChainTest, Avx2LoopsGiveTheBaselineBits) {
-  std::printf("AVX2 loops on this CPU: %s\n",
-              CpuHasAvx2Loops() ? "yes" : "no (comparing baseline twice)");
+// The wide copies of the parallel loop (util/elementwise.hpp) give the
+// baseline loop's bits, fused and not.  A copy the CPU lacks is capped to
+// the best it has, so there the runs compare that one with the baseline.
+TEST(FusedChainTest, WideLoopsGiveTheBaselineBits) {
+  const CpuVector best = CpuVectorLoops();
+  std::printf("widest loop on this CPU: %d (0 baseline, 1 AVX2, 2 AVX-512)\n",
+              static_cast<int>(best));
   for (bool fuse : {true, false}) {
-    SetAvx2Loops(false);
+    SetCpuVectorLoops(CpuVector::kBaseline);
     const std::vector<float> baseline = OnePass<float>(ChainNet(8), fuse);
     const std::vector<double> baseline_d = OnePass<double>(ChainNet(7), fuse);
-    SetAvx2Loops(true);
-    ExpectSameBits(baseline, OnePass<float>(ChainNet(8), fuse));
-    ExpectSameBits(baseline_d, OnePass<double>(ChainNet(7), fuse));
+    for (CpuVector wide : {CpuVector::kAvx2, CpuVector::kAvx512}) {
+      SetCpuVectorLoops(wide);
+      ExpectSameBits(baseline, OnePass<float>(ChainNet(8), fuse));
+      ExpectSameBits(baseline_d, OnePass<double>(ChainNet(7), fuse));
+    }
   }
+  SetCpuVectorLoops(best);
 }
 
 TEST(FusedChainTest, TestPhaseWithGlobalStatisticsIsBitIdentical) {

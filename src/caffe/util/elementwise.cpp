@@ -8,29 +8,41 @@ namespace caffe {
 
 namespace {
 
-bool CpuSupportsAvx2() {
-#ifdef CAFFE_AVX2_LOOPS
+CpuVector CpuBest() {
+#ifdef CAFFE_WIDE_LOOPS
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") != 0;
-#else
-  return false;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+    return CpuVector::kAvx512;
+  if (__builtin_cpu_supports("avx2")) return CpuVector::kAvx2;
 #endif
+  return CpuVector::kBaseline;
 }
 
-std::atomic<bool>& Avx2Loops() {
-  static std::atomic<bool> on([] {
+CpuVector Capped(CpuVector cap) {
+  static const CpuVector best = CpuBest();
+  return static_cast<int>(cap) < static_cast<int>(best) ? cap : best;
+}
+
+std::atomic<int>& Loops() {
+  static std::atomic<int> loops([] {
     const char* env = std::getenv("LEANCAFFE_CPU_VECTOR");
-    return CpuSupportsAvx2() && !(env && std::strcmp(env, "baseline") == 0);
+    CpuVector cap = CpuVector::kAvx512;
+    if (env && std::strcmp(env, "baseline") == 0) cap = CpuVector::kBaseline;
+    if (env && std::strcmp(env, "avx2") == 0) cap = CpuVector::kAvx2;
+    return static_cast<int>(Capped(cap));
   }());
-  return on;
+  return loops;
 }
 
 }  // namespace
 
-bool CpuHasAvx2Loops() {
-  return Avx2Loops().load(std::memory_order_relaxed);
+CpuVector CpuVectorLoops() {
+  return static_cast<CpuVector>(Loops().load(std::memory_order_relaxed));
 }
 
-void SetAvx2Loops(bool on) { Avx2Loops().store(on && CpuSupportsAvx2()); }
+void SetCpuVectorLoops(CpuVector cap) {
+  Loops().store(static_cast<int>(Capped(cap)));
+}
 
 }  // namespace caffe
