@@ -25,7 +25,6 @@ sys.path.insert(0, HERE)
 
 import caffe  # noqa: E402
 from caffe.proto import caffe_pb2  # noqa: E402
-import torch_saved  # noqa: E402
 
 MIB = 1048576.0
 
@@ -55,11 +54,28 @@ def training_net(net, batch):
     return param
 
 
+def torch_bytes(net, batch):
+    """What PyTorch saves for backward in one training step of `net`."""
+    import torch
+    import torch_saved
+    torch.manual_seed(0)
+    build, size = torch_saved.torch_step.NETS[net]
+    model = build()
+    model.train()
+    x = torch.randn(batch, 3, size, size)
+    y = torch.zeros(batch, dtype=torch.long)
+    saved, _ = torch_saved.saved_bytes(model, x, y)
+    return saved
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--nets', nargs='+',
                    default=['resnet50', 'googlenet', 'vgg16'])
     p.add_argument('--batch', type=int, default=4)
+    p.add_argument('--no-torch', action='store_true',
+                   help="LeanCaffe's side only (where PyTorch is not "
+                   'installed)')
     args = p.parse_args(argv)
     caffe.init_log(2)
     for net in args.nets:
@@ -67,14 +83,9 @@ def main(argv=None):
                                   2)
         shares = report['peak_breakdown']
         peak = sum(s['bytes'] for s in shares)
-        import torch
-        torch.manual_seed(0)
-        build, size = torch_saved.torch_step.NETS[net]
-        model = build()
-        model.train()
-        x = torch.randn(args.batch, 3, size, size)
-        y = torch.zeros(args.batch, dtype=torch.long)
-        saved, _ = torch_saved.saved_bytes(model, x, y)
+        saved = None
+        if not args.no_torch:
+            saved = torch_bytes(net, args.batch)
         print('%s, batch %d, MiB per image' % (net, args.batch))
         print('  LeanCaffe at its peak (%s): %.2f' % (
             report['text'].split('At the peak (')[1].split(')')[0],
@@ -87,8 +98,9 @@ def main(argv=None):
                 for t in report['peak_kept_by_type']:
                     print('      %-36s %8.2f' % (
                         t['type'], t['bytes'] / MIB / args.batch))
-        print('  PyTorch, saved for backward: %.2f' % (
-            saved / MIB / args.batch))
+        if saved is not None:
+            print('  PyTorch, saved for backward: %.2f' % (
+                saved / MIB / args.batch))
 
 
 if __name__ == '__main__':

@@ -4,6 +4,10 @@
 // kMaxBlobAxes axes and fewer than INT_MAX elements.  Reshape only grows the
 // underlying buffers; shrinking keeps the memory for reuse.  ShareData and
 // ShareDiff make two blobs view the same buffer (same count required).
+// MarkDiffStale makes this blob's const diff accessors throw
+// BlobNotReadable until its diff is next written through this blob: the
+// memory engine's mark for a diff whose memory another blob has overwritten
+// (gradient aliasing, memory_contract.hpp).
 // FromProto accepts the N-D `shape` or the legacy num/channels/height/width
 // form and float or double arrays; ToProto writes `shape` plus `data` for
 // float blobs and `double_data` for double blobs, as Caffe 1.0 does.
@@ -103,6 +107,12 @@ class Blob {
 
   void ShareData(const Blob& other);
   void ShareDiff(const Blob& other);
+  // Ends a ShareDiff: the diff gets memory of its own (capacity elements,
+  // zero-filled on first use, as after Reshape).
+  void SeparateDiff();
+  void MarkDiffStale(shared_ptr<const std::string> why) { stale_diff_ = why; }
+  // Null when the diff is readable through this blob.
+  const std::string* diff_stale() const { return stale_diff_.get(); }
 
   bool ShapeEquals(const BlobProto& other) const;
 
@@ -112,6 +122,7 @@ class Blob {
   vector<int> shape_;
   int count_;
   int capacity_;
+  shared_ptr<const std::string> stale_diff_;
 
   DISABLE_COPY_AND_ASSIGN(Blob);
 };

@@ -169,6 +169,13 @@ class Layer {
   // it happens once per iteration.
   void set_recomputing(bool value) { recomputing_ = value; }
   bool recomputing() const { return recomputing_; }
+  // The gradient-aliasing trait (MemoryContract::diff_alias_bottom), set by
+  // the net under mem_param: while on, the layer's Reshape makes top 0's
+  // diff the declared bottom's diff memory (ShareGradientMemory) and its
+  // Backward skips the copy that became a no-op; turned off, Reshape gives
+  // top 0 a diff of its own again.  Reshape must run after a change.
+  void set_alias_bottom_diff(bool value) { alias_bottom_diff_ = value; }
+  bool alias_bottom_diff() const { return alias_bottom_diff_; }
 
   bool param_propagate_down(const int param_id) const {
     return (param_propagate_down_.size() > static_cast<size_t>(param_id))
@@ -182,6 +189,14 @@ class Layer {
   }
 
  protected:
+  // Reshape's part of the gradient-aliasing trait: `top` views `bottom`'s
+  // diff while the trait is on, and gets a diff of its own when it is off.
+  void ShareGradientMemory(const Blob<Dtype>& bottom, Blob<Dtype>* top) const {
+    if (alias_bottom_diff_)
+      top->ShareDiff(bottom);
+    else if (top->diff() && top->diff() == bottom.diff())
+      top->SeparateDiff();
+  }
   // Adds `blob`'s data memory to `kept` when the blob holds any.
   template <typename T>
   static void KeepBlobMemory(const Blob<T>& blob,
@@ -217,6 +232,7 @@ class Layer {
   vector<bool> param_propagate_down_;
   vector<Dtype> loss_;
   bool recomputing_ = false;
+  bool alias_bottom_diff_ = false;
 };
 
 template <typename Dtype>

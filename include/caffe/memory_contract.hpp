@@ -34,6 +34,12 @@ struct MemoryContract {
   // May read the previous layer's kept output instead of keeping a copy of
   // its own input (Scale after an in-place BatchNorm); see KeptOutput.
   bool borrows_previous_output = false;
+  // Backward only copies top 0's gradient into this bottom's (Eltwise SUM
+  // with unit coefficients) or sums the tops' gradients into it, top 0's
+  // first (Split): the bottom's diff may be top 0's diff memory, one
+  // buffer instead of two, with the same bits.  -1: no such bottom.  The
+  // net turns it on under mem_param (Layer::set_alias_bottom_diff).
+  int diff_alias_bottom = -1;
 };
 
 }  // namespace caffe

@@ -238,6 +238,8 @@ class Net {
   //    the plan at once (a live value is copied over), so it may be called
   //    mid-pass, e.g. between Forward and Backward.  Replaces the previous
   //    request of the same kind.
+  //  * Both end the gradient aliasing (AliasGradients) of the blobs named:
+  //    a diff asked for holds Caffe's value from the next Backward on.
   void KeepBlobs(const vector<string>& blob_names);
   vector<string> kept_blobs() const;
   void RequestBlobs(const vector<string>& blob_names, bool diff);
@@ -288,6 +290,16 @@ class Net {
   void CheckInPlace(int layer_id, const string& context) const;
   // The borrowing trait under mem_param (layer.hpp KeptOutput).
   void LendKeptOutputs();
+  // The gradient-aliasing trait under mem_param with share_diff
+  // (MemoryContract::diff_alias_bottom): on for every layer that declares
+  // it, except where the caller reads one of the two diffs (`readable`:
+  // net inputs and outputs, data layer tops, losses, exclude_blob), since
+  // the layers below overwrite the shared memory in place.
+  void AliasGradients(const std::set<int>& readable);
+  // Ends the aliasing of layers whose aliased top or bottom is in
+  // `blob_ids`: the top gets diff memory of its own at once (outside the
+  // plan until the next forward plans again), so it may run mid-pass.
+  void EndGradientAliases(const std::set<int>& blob_ids);
   // Finds the fused chains (at Init), and the chain that may run fused
   // now from layer i forward (up to `end`) or from layer i backward (down
   // to `end`), or null.
@@ -347,6 +359,8 @@ class Net {
   vector<Callback*> before_backward_, after_backward_;
   vector<shared_ptr<Callback> > owned_callbacks_;
   vector<bool> borrows_kept_output_;
+  // Per aliasing layer, the message its top's diff gives once stale.
+  vector<shared_ptr<const string> > stale_diff_note_;
   // chain_from_[i] / chain_to_[i]: the fused chain whose first / last
   // layer is i, or null.
   vector<shared_ptr<FusedChain<Dtype> > > chain_from_, chain_to_;

@@ -153,12 +153,14 @@ void Blob<Dtype>::set_gpu_data(Dtype* data) {
 template <typename Dtype>
 const Dtype* Blob<Dtype>::cpu_diff() const {
   CAFFE_CHECK(diff_) << "blob has no diff buffer";
+  if (stale_diff_) throw BlobNotReadable(*stale_diff_);
   return static_cast<const Dtype*>(diff_->cpu_data());
 }
 
 template <typename Dtype>
 const Dtype* Blob<Dtype>::gpu_diff() const {
   CAFFE_CHECK(diff_);
+  if (stale_diff_) throw BlobNotReadable(*stale_diff_);
   return static_cast<const Dtype*>(diff_->gpu_data());
 }
 
@@ -177,12 +179,14 @@ Dtype* Blob<Dtype>::mutable_gpu_data() {
 template <typename Dtype>
 Dtype* Blob<Dtype>::mutable_cpu_diff() {
   CAFFE_CHECK(diff_) << "blob has no diff buffer";
+  stale_diff_.reset();
   return static_cast<Dtype*>(diff_->mutable_cpu_data());
 }
 
 template <typename Dtype>
 Dtype* Blob<Dtype>::mutable_gpu_diff() {
   CAFFE_CHECK(diff_);
+  stale_diff_.reset();
   return static_cast<Dtype*>(diff_->mutable_gpu_data());
 }
 
@@ -196,6 +200,11 @@ template <typename Dtype>
 void Blob<Dtype>::ShareDiff(const Blob& other) {
   CAFFE_CHECK_EQ(count_, other.count());
   diff_ = other.diff();
+}
+
+template <typename Dtype>
+void Blob<Dtype>::SeparateDiff() {
+  diff_.reset(new SyncedMemory(static_cast<size_t>(capacity_) * sizeof(Dtype)));
 }
 
 template <typename Dtype>

@@ -266,6 +266,24 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   if (!planned) CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);
   if (planned) {
     LendKeptOutputs();
+    if (mp.share_diff()) {
+      std::set<int> readable(net_input_blob_indices_.begin(),
+                             net_input_blob_indices_.end());
+      readable.insert(net_output_blob_indices_.begin(),
+                      net_output_blob_indices_.end());
+      for (size_t i = 0; i < layers_.size(); ++i)
+        if (bottom_vecs_[i].empty())
+          readable.insert(top_id_vecs_[i].begin(), top_id_vecs_[i].end());
+      for (size_t id = 0; id < blobs_.size(); ++id)
+        if (id < blob_loss_weights_.size() &&
+            blob_loss_weights_[id] != Dtype(0))
+          readable.insert(static_cast<int>(id));
+      for (const string& name : mp.exclude_blob()) {
+        auto it = blob_names_index_.find(name);
+        if (it != blob_names_index_.end()) readable.insert(it->second);
+      }
+      AliasGradients(readable);
+    }
     graph_source_.reset(new NetGraphSource<Dtype>(this));
     // The plan binds where this net will run: the GPU's memory when the
     // net is made in GPU mode (as Caffe users set the mode first).
@@ -296,6 +314,7 @@ string Net<Dtype>::BlobReadableError(const string& blob_name,
   if (it == blob_names_index_.end())
     return "Unknown blob name '" + blob_name + "'";
   const Blob<Dtype>& blob = *blobs_[it->second];
+  if (diff && blob.diff_stale()) return *blob.diff_stale();
   const shared_ptr<SyncedMemory>& m = diff ? blob.diff() : blob.data();
   return m ? m->NotReadableMessage() : "";
 }
@@ -319,6 +338,7 @@ template <typename Dtype>
 void Net<Dtype>::KeepBlobs(const vector<string>& blob_names) {
   std::set<int> ids = BlobIds(*this, blob_names);
   if (!memory_) return;
+  EndGradientAliases(ids);
   ids.insert(memory_->kept().begin(), memory_->kept().end());
   memory_->SetKept(ids);
 }
@@ -334,7 +354,9 @@ vector<string> Net<Dtype>::kept_blobs() const {
 template <typename Dtype>
 void Net<Dtype>::RequestBlobs(const vector<string>& blob_names, bool diff) {
   const std::set<int> ids = BlobIds(*this, blob_names);
-  if (memory_) memory_->Request(ids, diff);
+  if (!memory_) return;
+  if (diff) EndGradientAliases(ids);
+  memory_->Request(ids, diff);
 }
 
 template <typename Dtype>
@@ -672,6 +694,9 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     } catch (const std::exception& e) {
       Rethrow(LayerContext(i), e);
     }
+    // From here the layers below overwrite an aliased top's diff memory.
+    if (layers_[i]->alias_bottom_diff())
+      top_vecs_[i][0]->MarkDiffStale(stale_diff_note_[i]);
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
     RunCallbacks(after_backward_, i);
@@ -717,6 +742,49 @@ void Net<Dtype>::LendKeptOutputs() {
     borrower.BorrowPreviousOutput(lender.KeptOutput());
     borrower.Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
     borrows_kept_output_[i + 1] = true;
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::AliasGradients(const std::set<int>& readable) {
+  stale_diff_note_.assign(layers_.size(), nullptr);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer<Dtype>& layer = *layers_[i];
+    const int k = layer.Memory().diff_alias_bottom;
+    if (k < 0 || k >= static_cast<int>(bottom_vecs_[i].size()) ||
+        top_vecs_[i].empty() || top_vecs_[i][0] == bottom_vecs_[i][k] ||
+        readable.count(top_id_vecs_[i][0]) ||
+        readable.count(bottom_id_vecs_[i][k]))
+      continue;
+    layer.set_alias_bottom_diff(true);
+    const string& top = blob_names_[top_id_vecs_[i][0]];
+    stale_diff_note_[i] = std::make_shared<const string>(
+        "blob '" + top + "' diff is not readable: under mem_param its "
+        "gradient memory is '" + blob_names_[bottom_id_vecs_[i][k]] +
+        "''s (layer '" + layer_names_[i] + "' only copies the gradient), "
+        "which the layers below have overwritten. Add exclude_blob: '" +
+        top + "' to mem_param, keep it (Net::KeepBlobs, pycaffe "
+        "net.keep) or ask for it (pycaffe backward(diffs=[...])).");
+    // In forward order, so a chain of aliases (Split -> Eltwise -> Split)
+    // ends up on one memory.
+    layer.Reshape(bottom_vecs_[i], top_vecs_[i]);
+  }
+}
+
+template <typename Dtype>
+void Net<Dtype>::EndGradientAliases(const std::set<int>& blob_ids) {
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    Layer<Dtype>& layer = *layers_[i];
+    if (!layer.alias_bottom_diff()) continue;
+    const int k = layer.Memory().diff_alias_bottom;
+    if (!blob_ids.count(top_id_vecs_[i][0]) &&
+        !blob_ids.count(bottom_id_vecs_[i][k]))
+      continue;
+    layer.set_alias_bottom_diff(false);
+    // The layer's backward copies again wherever the two diffs differ;
+    // every later alias of the old memory still holds its values only
+    // while the plan says so, as before.
+    top_vecs_[i][0]->SeparateDiff();
   }
 }
 

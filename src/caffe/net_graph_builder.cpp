@@ -89,10 +89,19 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     for (size_t k = 0; k < l.tops.size(); ++k) {
       const Blob<Dtype>* top = net.top_vecs()[i][k];
       bool in_place = false, shares = false;
-      for (const Blob<Dtype>* bottom : net.bottom_vecs()[i]) {
+      const vector<Blob<Dtype>*>& bottoms = net.bottom_vecs()[i];
+      for (size_t j = 0; j < bottoms.size(); ++j) {
+        const Blob<Dtype>* bottom = bottoms[j];
         in_place = in_place || bottom == top;
         // Empty blobs have no memory yet: null is no one's view.
         shares = shares || (top->data() && bottom->data() == top->data());
+        CAFFE_INTERNAL_CHECK(
+            bottom == top || !top->diff() || bottom->diff() != top->diff() ||
+            contract.top_views_bottom ||  // Flatten, Reshape: diff too
+            (k == 0 && contract.diff_alias_bottom == static_cast<int>(j)))
+            << "layer '" << l.name << "' (type " << layer.type()
+            << ") made top " << k << "'s diff bottom " << j << "'s without "
+            << "declaring it (MemoryContract::diff_alias_bottom)";
       }
       const bool view = shares && !in_place;
       CAFFE_INTERNAL_CHECK(!view || contract.top_views_bottom)
@@ -103,6 +112,11 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
       l.top_is_view.push_back(view);
       if (!view) l.forward_cost += ForwardCostOf(layer, *top);
     }
+    const int alias = contract.diff_alias_bottom;
+    if (layer.alias_bottom_diff() && !l.tops.empty() &&
+        net.top_vecs()[i][0]->diff() &&
+        net.top_vecs()[i][0]->diff() == net.bottom_vecs()[i][alias]->diff())
+      l.diff_aliased_bottom = alias;
     vector<SyncedMemory*> kept;
     layer.KeptMemory(&kept);
     for (SyncedMemory* m : kept) l.kept.push_back(index.Of(m));

@@ -7,7 +7,10 @@
 // must have identical shapes.  What backward reads depends on the operation:
 // SUM reads nothing; PROD reads bottom data, plus top data when
 // stable_prod_grad is false (it then divides the top by each bottom); MAX
-// reads only its internal argmax mask, reported by InternalBytes.
+// reads only its internal argmax mask, reported by InternalBytes.  SUM with
+// unit coefficients only copies the top's gradient to each bottom: under
+// mem_param bottom 0's diff is the top's diff memory
+// (MemoryContract::diff_alias_bottom) and its copy is skipped.
 #ifndef CAFFE_ELTWISE_LAYER_HPP_
 #define CAFFE_ELTWISE_LAYER_HPP_
 
@@ -38,6 +41,7 @@ class EltwiseLayer : public Layer<Dtype> {
   MemoryContract Memory() const override {
     MemoryContract c;
     c.backward_reads = DeclaredBackwardReads();
+    if (UnitSum()) c.diff_alias_bottom = 0;
     return c;
   }
   size_t InternalBytes() const override {
@@ -69,6 +73,12 @@ class EltwiseLayer : public Layer<Dtype> {
   Blob<int> max_idx_;
 
  private:
+  bool UnitSum() const {
+    if (op_ != EltwiseParameter_EltwiseOp_SUM) return false;
+    for (float c : this->layer_param_.eltwise_param().coeff())
+      if (c != 1.0f) return false;
+    return true;
+  }
   int DeclaredBackwardReads() const {
     if (op_ != EltwiseParameter_EltwiseOp_PROD) return kReadsNothing;
     return stable_prod_grad_ ? kReadsBottomData

@@ -2,7 +2,10 @@
 //
 // Contract: every top has the bottom's shape and shares the bottom's data (no
 // copy); each top has its own diff, and backward writes their sum into the
-// bottom diff.  Backward reads only top diffs.  Nets insert Split layers
+// bottom diff (top 0's + top 1's, then each further top's added in order).
+// Backward reads only top diffs.  Under mem_param top 0's diff is the
+// bottom's diff memory (MemoryContract::diff_alias_bottom): the sum is then
+// formed in place, in the same order, with the same bits.  Nets insert Split layers
 // automatically where a blob feeds more than one layer.
 #ifndef CAFFE_SPLIT_LAYER_HPP_
 #define CAFFE_SPLIT_LAYER_HPP_
@@ -32,6 +35,7 @@ class SplitLayer : public Layer<Dtype> {
     c.backward_reads = kReadsNothing;
     // Every top views the bottom's data (the diffs are summed back).
     c.top_views_bottom = true;
+    c.diff_alias_bottom = 0;
     return c;
   }
 

@@ -54,6 +54,10 @@ struct GraphLayer {
   int backward_reads = 3;    // BackwardReadsBits (memory_contract.hpp)
   bool may_run_twice = true;  // its contract allows recomputation
   std::vector<int> kept;      // memory indices of its kept memory
+  // Bottom whose diff memory top 0's diff is (gradient aliasing,
+  // MemoryContract::diff_alias_bottom), -1 when none: Caffe 1.0 would
+  // allocate that diff twice.
+  int diff_aliased_bottom = -1;
   // Forward work: per written top, its count times multiply-adds per
   // output (weights per output channel for layers with weights, else 1).
   double forward_cost = 0;

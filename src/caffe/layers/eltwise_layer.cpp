@@ -41,6 +41,7 @@ void EltwiseLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
         << " does not allow in-place computation";
   }
   top[0]->ReshapeLike(*bottom[0]);
+  this->ShareGradientMemory(*bottom[0], top[0]);
   if (op_ == EltwiseParameter_EltwiseOp_MAX)
     max_idx_.Reshape(bottom[0]->shape());
 }
@@ -140,6 +141,8 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
         MulOn(gpu, count, bottom_diff, top_diff, bottom_diff);
         break;
       case EltwiseParameter_EltwiseOp_SUM:
+        // Aliased (mem_param, unit coefficients): already the top's diff.
+        if (bottom_diff == top_diff) break;
         if (gpu) {
           ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
         } else {

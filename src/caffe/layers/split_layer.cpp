@@ -19,6 +19,7 @@ void SplitLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
     top[i]->ReshapeLike(*bottom[0]);
     top[i]->ShareData(*bottom[0]);
   }
+  if (!top.empty()) this->ShareGradientMemory(*bottom[0], top[0]);
 }
 
 // One body for both devices (util/device_math.hpp).
@@ -39,7 +40,10 @@ void SplitLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
               AddScaled<Dtype>{top[i]->cpu_diff(), Dtype(1), bottom_diff});
     return;
   }
-  CopyOn(gpu, count, DiffOn(gpu, *top[0]), bottom_diff);
+  // Aliased (mem_param), top 0's diff already is the bottom's; the sums
+  // below read each element before writing it.
+  if (DiffOn(gpu, *top[0]) != bottom_diff)
+    CopyOn(gpu, count, DiffOn(gpu, *top[0]), bottom_diff);
   for (size_t i = 1; i < top.size(); ++i)
     AxpyOn(gpu, count, Dtype(1), DiffOn(gpu, *top[i]), bottom_diff);
 }

@@ -138,6 +138,11 @@ void NetMemory::Plan() {
   for (size_t i = 0; i < analysis_.buffers.size(); ++i)
     if (analysis_.buffers[i].lifetime == 1)
       plan_.unshared_bytes -= mem::AlignUp(analysis_.requests[i].bytes);
+  // Nor once per aliased gradient: Caffe 1.0 gives each blob its diff.
+  for (const mem::GraphLayer& l : graph_.layers)
+    if (l.diff_aliased_bottom >= 0)
+      plan_.unshared_bytes +=
+          mem::AlignUp(graph_.blobs[l.tops[0]].count_bytes);
   if (boundaries.empty()) bytes_without_recompute_ = plan_.total_bytes();
   if (param_.check()) {
     const std::string err = mem::CheckPlan(analysis_.requests, plan_);

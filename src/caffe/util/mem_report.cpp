@@ -62,7 +62,13 @@ std::set<int> CopiedDiffBlobs(const Net<float>& net) {
       for (float c : lp.eltwise_param().coeff()) copies &= c == 1.0f;
     }
     if (!copies) continue;
-    for (int id : net.bottom_ids(static_cast<int>(i))) blobs.insert(id);
+    const vector<int>& bottoms = net.bottom_ids(static_cast<int>(i));
+    // An aliased bottom's diff is the top's memory, not a copy.
+    const int aliased = net.layers()[i]->alias_bottom_diff()
+                            ? net.layers()[i]->Memory().diff_alias_bottom
+                            : -1;
+    for (size_t k = 0; k < bottoms.size(); ++k)
+      if (static_cast<int>(k) != aliased) blobs.insert(bottoms[k]);
   }
   return blobs;
 }
