@@ -25,9 +25,10 @@
 // mask top, AVE windows running past H + pad) uses the loops here.
 //
 // Memory: MAX and STOCHASTIC-train keep an int argmax per output element
-// (InternalBytes()); with oneDNN that same buffer holds oneDNN's workspace
-// (the argmax within each window), and per-call scratch goes in the shared
-// workspace (util/parallel.hpp).  Backward never reads the optional mask
+// (InternalBytes()); with oneDNN (CPU mode when shaped) the buffer holds
+// oneDNN's workspace instead, the argmax within each window, sized as
+// oneDNN asks (a byte per output for windows under 256 elements); per-call
+// scratch goes in the shared workspace (util/parallel.hpp).  Backward never reads the optional mask
 // top.  Backward
 // reads bottom data only for STOCHASTIC in TEST (gradient of the weighted
 // average); top data never.  Not in place.

@@ -131,12 +131,19 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
       << bottom[0]->shape_string();
   top[0]->Reshape(num_, channels_, pooled_height_, pooled_width_);
   if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
+  // The engine first: the mask is sized for the one that will fill it.
+  SelectEngine(top);
   if (UsesMask()) {
-    mask_.Reshape(vector<int>{top[0]->count()});
+    // Caffe's loops (and the GPU kernels) keep an int plane index per
+    // output; oneDNN its own workspace, the offset within the window (one
+    // byte for windows under 256 elements), so a quarter of that.
+    size_t ints = static_cast<size_t>(top[0]->count());
+    if (dnnl_ && Caffe::mode() == Caffe::CPU)
+      ints = (dnnl_->MaskBytes() + sizeof(int) - 1) / sizeof(int);
+    mask_.Reshape(vector<int>{static_cast<int>(ints)});
   } else {
     mask_.Reshape(vector<int>{0});
   }
-  SelectEngine(top);
 }
 
 template <typename Dtype>
@@ -173,9 +180,9 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
     if (d == s) return;
   }
   std::shared_ptr<DnnlPool> pool = DnnlPool::Create(s);
-  // oneDNN's argmax workspace must fit in the int mask kept for Caffe.
+  // oneDNN's argmax workspace must fit where Caffe keeps its int mask.
   if (!pool ||
-      pool->MaskBytes() > static_cast<size_t>(mask_.count()) * sizeof(int)) {
+      pool->MaskBytes() > static_cast<size_t>(top[0]->count()) * sizeof(int)) {
     dnnl_declined_.push_back(s);
     return;
   }

@@ -27,6 +27,9 @@ void PoolingLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
   if (!RunsOnGpu(top)) return Forward_cpu(bottom, top);
   const long n = top[0]->count();
+  // Sized for oneDNN when the net was shaped in CPU mode: the kernels
+  // keep Caffe's int per output.
+  if (mask_.count() < n) mask_.Reshape(vector<int>{static_cast<int>(n)});
   if (this->layer_param_.pooling_param().pool() ==
       PoolingParameter_PoolMethod_MAX) {
     ForEachGpu(n, MaxPoolForward<Dtype>{bottom[0]->gpu_data(),
