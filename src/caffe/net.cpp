@@ -9,6 +9,7 @@
 #include "caffe/layer_factory.hpp"
 #include "caffe/mem/mem_param_check.hpp"
 #include "caffe/util/blob_math.hpp"
+#include "caffe/util/expensive_layers.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
@@ -85,6 +86,16 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   phase_ = in_param.state().phase();
   NetParameter filtered_param;
   FilterNet(in_param, &filtered_param);
+  {
+    // recompute { auto: CHEAP } keeps expensive layers' outputs, so an
+    // in-place chain after one starts out of place (expensive_layers.hpp).
+    const MemoryOptimizationParameter& mp = in_param.mem_param();
+    const bool backward = phase_ == TRAIN || in_param.force_backward();
+    if (in_param.has_mem_param() && backward &&
+        (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test()) &&
+        mp.recompute().auto_() == RecomputeParameter_Auto_CHEAP)
+      KeepExpensiveOutputs(&filtered_param);
+  }
   NetParameter param;
   InsertSplits(filtered_param, &param);
   name_ = param.name();

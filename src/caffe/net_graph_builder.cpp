@@ -4,6 +4,7 @@
 #include <map>
 
 #include "caffe/net.hpp"
+#include "caffe/util/expensive_layers.hpp"
 
 namespace caffe {
 
@@ -86,6 +87,7 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     const MemoryContract contract = layer.Memory();
     l.backward_reads = contract.backward_reads;
     l.may_run_twice = contract.may_run_twice;
+    l.expensive = IsExpensiveLayerType(layer.type());
     for (size_t k = 0; k < l.tops.size(); ++k) {
       const Blob<Dtype>* top = net.top_vecs()[i][k];
       bool in_place = false, shares = false;

@@ -58,6 +58,9 @@ struct GraphLayer {
   // MemoryContract::diff_alias_bottom), -1 when none: Caffe 1.0 would
   // allocate that diff twice.
   int diff_aliased_bottom = -1;
+  // An expensive layer type (util/expensive_layers.hpp): recompute
+  // { auto: CHEAP } keeps its outputs and never runs it twice.
+  bool expensive = false;
   // Forward work: per written top, its count times multiply-adds per
   // output (weights per output channel for layers with weights, else 1).
   double forward_cost = 0;

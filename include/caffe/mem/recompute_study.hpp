@@ -9,7 +9,8 @@
 //    cuts allowed: a segment may end after layer b only when no later
 //    layer writes memory written at or before b (recomputing the next
 //    segment must find its inputs as the forward pass left them) and some
-//    layer up to b may run twice.
+//    layer up to b may run twice.  With keep_expensive (auto: CHEAP),
+//    expensive layers are not recomputable either: their outputs are kept.
 //  * CheckpointEnd: the layer after which a checkpoint blob's segment ends
 //    (the last layer that writes or views its memory), -1 when none does.
 //  * SegmentEndName: the name of the blob that first held the memory layer
@@ -33,7 +34,8 @@ struct RecomputeFacts {
   std::vector<double> crossing_bytes;    // bytes crossing a cut after b
 };
 
-RecomputeFacts StudyRecompute(const NetGraph& graph);
+RecomputeFacts StudyRecompute(const NetGraph& graph,
+                              bool keep_expensive = false);
 int CheckpointEnd(const NetGraph& graph, int blob_id);
 std::string SegmentEndName(const NetGraph& graph, int layer);
 

@@ -99,6 +99,21 @@ std::vector<int> NetMemory::ChooseBoundaries() {
                   << "'; nothing is recomputed";
       return b;
     }
+    case RecomputeParameter_Auto_CHEAP: {
+      // A cut after every expensive layer: each segment is the cheap
+      // layers after one expensive layer, up to and with the next, which
+      // the study keeps (never rerun).
+      std::vector<int> b;
+      for (int c : facts_.boundary_candidates)
+        if (graph_.layers[c].expensive) b.push_back(c);
+      if (!b.empty() && PlannedBytes(b) >= PlannedBytes({})) {
+        LOG(INFO) << "mem_param.recompute: recomputing the cheap layers "
+                  << "does not lower the planned peak of net '"
+                  << graph_.net_name << "'; nothing is recomputed";
+        b.clear();
+      }
+      return b;
+    }
     case RecomputeParameter_Auto_BUDGET: {
       // mem_param_check guarantees a positive budget.
       const size_t budget =
@@ -127,7 +142,10 @@ void NetMemory::PlanAndApply() {
 void NetMemory::Plan() {
   graph_ = source_->Graph();
   signature_ = source_->Signature();
-  facts_ = mem::StudyRecompute(graph_);
+  const RecomputeParameter& rp = param_.recompute();
+  facts_ = mem::StudyRecompute(
+      graph_, param_.has_recompute() && rp.checkpoint_size() == 0 &&
+                  rp.auto_() == RecomputeParameter_Auto_CHEAP);
   std::vector<int> boundaries = ChooseBoundaries();
   if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});
   SetSegments(boundaries);

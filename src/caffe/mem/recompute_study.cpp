@@ -6,7 +6,7 @@
 namespace caffe {
 namespace mem {
 
-RecomputeFacts StudyRecompute(const NetGraph& graph) {
+RecomputeFacts StudyRecompute(const NetGraph& graph, bool keep_expensive) {
   const int num_layers = graph.num_layers();
   RecomputeFacts f;
   f.recomputable.assign(num_layers, false);
@@ -16,7 +16,8 @@ RecomputeFacts StudyRecompute(const NetGraph& graph) {
   std::set<int> kept_as_is;        // written by a layer run once
   for (int i = 0; i < num_layers; ++i) {
     const GraphLayer& layer = graph.layers[i];
-    bool again = !layer.bottoms.empty() && layer.may_run_twice;
+    bool again = !layer.bottoms.empty() && layer.may_run_twice &&
+                 !(keep_expensive && layer.expensive);
     for (size_t k = 0; k < layer.tops.size(); ++k)
       if (layer.top_in_place[k] &&
           kept_as_is.count(graph.blobs[layer.tops[k]].data))

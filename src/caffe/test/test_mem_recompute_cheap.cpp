@@ -1,0 +1,194 @@
+// recompute { auto: CHEAP }: expensive layers' outputs are kept and only
+// the cheap layers between them run again (util/expensive_layers.hpp).
+// These tests prove the prototxt rewrite keeps every reader's values,
+// that no expensive layer is rerun, that training stays bit-identical,
+// and that the plan is smaller than sharing alone on a net of
+// Convolution -> BatchNorm -> Scale -> ReLU blocks.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+#include "caffe/test/mem_trajectory_util.hpp"
+#include "caffe/util/expensive_layers.hpp"
+#include "caffe/util/io.hpp"
+
+namespace caffe {
+namespace {
+
+// `blocks` of conv -> [bn, scale, relu] in place, a residual sum every
+// second block, then a classifier.
+NetParameter BlockNet(int blocks) {
+  std::string text = R"(
+name: "blocks"
+layer { name: "data" type: "DummyData" top: "data" top: "label"
+  dummy_data_param {
+    shape { dim: 4 dim: 8 dim: 12 dim: 12 } shape { dim: 4 }
+    data_filler { type: "gaussian" std: 1 }
+    data_filler { type: "uniform" min: 0 max: 3.9 } } }
+)";
+  std::string in = "data";
+  for (int b = 0; b < blocks; ++b) {
+    const std::string c = "c" + std::to_string(b);
+    text += "layer { name: '" + c + "' type: 'Convolution' bottom: '" + in +
+            "' top: '" + c + "' convolution_param { num_output: 8 "
+            "kernel_size: 3 pad: 1 weight_filler { type: 'gaussian' "
+            "std: 0.2 } } }\n"
+            "layer { name: 'bn" + c + "' type: 'BatchNorm' bottom: '" + c +
+            "' top: '" + c + "' }\n"
+            "layer { name: 'sc" + c + "' type: 'Scale' bottom: '" + c +
+            "' top: '" + c + "' scale_param { bias_term: true } }\n"
+            "layer { name: 'relu" + c + "' type: 'ReLU' bottom: '" + c +
+            "' top: '" + c + "' }\n";
+    if (b % 2 == 1) {
+      const std::string sum = "sum" + std::to_string(b);
+      text += "layer { name: '" + sum + "' type: 'Eltwise' bottom: '" + in +
+              "' bottom: '" + c + "' top: '" + sum + "' }\n";
+      in = sum;
+    } else {
+      in = c;
+    }
+  }
+  text += "layer { name: 'pool' type: 'Pooling' bottom: '" + in +
+          "' top: 'pool' pooling_param { pool: AVE global_pooling: true } }\n"
+          "layer { name: 'ip' type: 'InnerProduct' bottom: 'pool' top: 'ip' "
+          "inner_product_param { num_output: 4 weight_filler { "
+          "type: 'gaussian' std: 0.5 } } }\n"
+          "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' "
+          "bottom: 'label' top: 'loss' }\n";
+  NetParameter param;
+  ReadProtoFromTextString(text, "block net", &param);
+  param.mutable_state()->set_phase(TRAIN);
+  return param;
+}
+
+MemoryOptimizationParameter Cheap() {
+  MemoryOptimizationParameter mp;
+  mp.mutable_recompute()->set_auto_(RecomputeParameter_Auto_CHEAP);
+  return mp;
+}
+
+TEST(CheapRecomputeTest, ExpensiveTypesAreTheMatrixProducts) {
+  for (const char* t : {"Convolution", "Deconvolution", "InnerProduct",
+                        "RNN", "LSTM"})
+    EXPECT_TRUE(IsExpensiveLayerType(t)) << t;
+  for (const char* t : {"BatchNorm", "Scale", "ReLU", "Eltwise", "Pooling",
+                        "Concat", "LRN", "Dropout", "Split"})
+    EXPECT_FALSE(IsExpensiveLayerType(t)) << t;
+}
+
+TEST(CheapRecomputeTest, TheRewriteStartsEachChainOutOfPlace) {
+  NetParameter param = BlockNet(2);
+  EXPECT_EQ(2, KeepExpensiveOutputs(&param));  // c0, c1; ip's reader is not
+  auto layer = [&](const std::string& name) -> const LayerParameter& {
+    for (const LayerParameter& l : param.layer())
+      if (l.name() == name) return l;
+    ADD_FAILURE() << name;
+    return param.layer(0);
+  };
+  EXPECT_EQ("c0/c0", layer("c0").top(0));
+  EXPECT_EQ("c0/c0", layer("bnc0").bottom(0));
+  EXPECT_EQ("c0", layer("bnc0").top(0));
+  EXPECT_EQ("c0", layer("scc0").bottom(0));  // the rest stays in place
+  EXPECT_EQ("c0", layer("scc0").top(0));
+  EXPECT_EQ("c0", layer("c1").bottom(0));    // readers see the final value
+  EXPECT_EQ("c0", layer("sum1").bottom(0));
+  EXPECT_EQ("ip", layer("ip").top(0));
+  // A name already taken gets a suffix.
+  NetParameter taken = BlockNet(2);
+  for (LayerParameter& l : *taken.mutable_layer()) {
+    if (l.name() == "pool") l.set_top(0, "c0/c0");
+    if (l.name() == "ip") l.set_bottom(0, "c0/c0");
+  }
+  EXPECT_EQ(2, KeepExpensiveOutputs(&taken));
+  EXPECT_EQ("c0/c0_", taken.layer(1).top(0));
+  EXPECT_EQ("c0/c0_", taken.layer(2).bottom(0));
+}
+
+TEST(CheapRecomputeTest, OnlyCheapLayersRunAgain) {
+  NetParameter param = BlockNet(4);
+  param.mutable_mem_param()->CopyFrom(Cheap());
+  Net<float> net(param);
+  const NetMemory& memory = *net.memory();
+  ASSERT_FALSE(memory.segments().empty());
+  EXPECT_GT(memory.segments().size(), 3u);
+  for (size_t i = 0; i < net.layers().size(); ++i) {
+    const std::string type = net.layers()[i]->type();
+    if (IsExpensiveLayerType(type))
+      EXPECT_FALSE(memory.recomputable(static_cast<int>(i)))
+          << net.layer_names()[i];
+    if (type == "BatchNorm" || type == "ReLU")
+      EXPECT_TRUE(memory.recomputable(static_cast<int>(i)))
+          << net.layer_names()[i];
+  }
+  // Timed: the convolutions never recompute, the chains do.
+  net.set_layer_timing(true);
+  net.Forward();
+  net.Backward();
+  double cheap_ms = 0;
+  for (size_t i = 0; i < net.layers().size(); ++i) {
+    if (IsExpensiveLayerType(net.layers()[i]->type()))
+      EXPECT_EQ(0, net.recompute_ms()[i]) << net.layer_names()[i];
+    else
+      cheap_ms += net.recompute_ms()[i];
+  }
+  EXPECT_GT(cheap_ms, 0);
+}
+
+TEST(CheapRecomputeTest, ThePlanIsSmallerThanSharingAlone) {
+  const NetParameter param = BlockNet(6);
+  const Trajectory shared =
+      TrainTrajectory(param, &MemoryOptimizationParameter::default_instance(), 1);
+  const MemoryOptimizationParameter cheap = Cheap();
+  const Trajectory with_cheap = TrainTrajectory(param, &cheap, 1);
+  EXPECT_LT(with_cheap.planned_bytes, shared.planned_bytes);
+  std::printf("block net: sharing %zu bytes, CHEAP %zu (%.1f%%)\n",
+              shared.planned_bytes, with_cheap.planned_bytes,
+              100.0 * with_cheap.planned_bytes / shared.planned_bytes);
+}
+
+TEST(CheapRecomputeTest, TrainingIsBitIdentical) {
+  const NetParameter param = BlockNet(4);
+  const Trajectory reference = TrainTrajectory(param, nullptr, 4);
+  const char* settings[] = {
+      "recompute { auto: CHEAP }",
+      "level: 0 recompute { auto: CHEAP }",
+      "release: DYNAMIC recompute { auto: CHEAP }",
+      "check: true recompute { auto: CHEAP }",
+  };
+  for (const char* text : settings) {
+    MemoryOptimizationParameter mp;
+    ReadProtoFromTextString(text, "mem_param", &mp);
+    ExpectBitIdentical(reference, TrainTrajectory(param, &mp, 4), text);
+  }
+}
+
+// The names users know hold what they held: with the blobs kept readable,
+// a forward pass gives every original blob the values of a plain net.
+TEST(CheapRecomputeTest, OriginalNamesKeepTheirValues) {
+  const NetParameter plain_param = BlockNet(2);
+  Caffe::set_random_seed(5);
+  Net<float> plain(plain_param);
+  plain.Forward();
+  NetParameter param = plain_param;
+  param.mutable_mem_param()->CopyFrom(Cheap());
+  for (const std::string& name : plain.blob_names())
+    param.mutable_mem_param()->add_exclude_blob(name);
+  Caffe::set_random_seed(5);
+  Net<float> net(param);
+  net.Forward();
+  EXPECT_TRUE(net.has_blob("c0/c0"));
+  for (const std::string& name : plain.blob_names()) {
+    const Blob<float>& a = *plain.blob_by_name(name);
+    const Blob<float>& b = *net.blob_by_name(name);
+    ASSERT_EQ(a.count(), b.count()) << name;
+    EXPECT_EQ(0, std::memcmp(a.cpu_data(), b.cpu_data(),
+                             a.count() * sizeof(float)))
+        << name;
+  }
+}
+
+}  // namespace
+}  // namespace caffe
