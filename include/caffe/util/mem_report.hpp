@@ -6,8 +6,10 @@
 // backward) pass with and without the plan to measure peaks, and returns the
 // figures below.  FormatMemoryReport renders them as text; RenderMemorySvg
 // draws the plan: each buffer is a rectangle spanning its lifetime (x, one
-// column per forward or backward step) at its place in memory (y), with
-// the lower bound and the live bytes per step as lines.
+// column per forward, recompute or backward step) at its place in memory
+// (y), with the lower bound and the live bytes per step as lines, the peak
+// step, the checkpoints, the recompute steps and the buffers that
+// recomputation fills again marked (mem_report_svg.cpp).
 // It builds nets, so it lives beside the tools, outside the memory engine
 // (src/caffe/mem never includes net.hpp: no cycle between Net and it).
 #ifndef CAFFE_UTIL_MEM_REPORT_HPP_
@@ -33,6 +35,7 @@ struct MemoryReport {
   Phase phase = TRAIN;
   int level = 2;
   std::vector<std::string> step_labels;   // "conv1 forward", ...
+  std::vector<bool> recompute_step;       // step i reruns a forward
   std::vector<size_t> live_bytes;         // all activations live per step
   // What Caffe 1.0 allocates for the same net.
   // Data and diff of every blob (unique memory) and the layers' kept
@@ -76,8 +79,10 @@ struct MemoryReport {
   // The forward values kept for backward at the peak, by the type of the
   // layer whose backward reads each last, largest first.
   std::vector<PeakShare> peak_read_by_type;
-  // The plan at `level`, for drawing.
+  // The plan at `level`, for drawing; recomputed_request[i]: request i is
+  // a lifetime that recomputation starts (the memory is filled again).
   std::vector<mem::BufferRequest> requests;
+  std::vector<bool> recomputed_request;
   mem::Plan plan;
 };
 

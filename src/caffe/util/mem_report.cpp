@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -153,7 +152,10 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   for (int s = 0; s < steps; ++s) {
     const mem::Step& step = memory.schedule()[s];
     r.step_labels[s] = net.layer_names()[step.layer] + kKind[step.kind];
+    r.recompute_step.push_back(step.kind == mem::Step::kRecompute);
   }
+  for (const mem::Buffer& b : memory.buffers())
+    r.recomputed_request.push_back(b.lifetime == 1);
   r.checkpoints = memory.checkpoints();
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
@@ -170,6 +172,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   }
   if (phase == TEST) {
     r.step_labels.resize(layers);
+    r.recompute_step.resize(layers);
     r.live_bytes.resize(layers);
   }
   if (!r.live_bytes.empty()) {
@@ -312,104 +315,6 @@ std::string FormatMemoryReport(const MemoryReport& r) {
     << r.measured_peak_planned << "  (" << Mib(r.measured_peak_planned)
     << ", " << Percent(r.measured_peak_planned, r.measured_peak_plain)
     << " of unoptimized)\n";
-  return s.str();
-}
-
-std::string RenderMemorySvg(const MemoryReport& r) {
-  const int steps = static_cast<int>(r.step_labels.size());
-  // Pinned buffers are drawn above the arena, stacked.
-  const size_t arena = r.plan.slot_bytes.empty() ? 0 : r.plan.slot_bytes[0];
-  size_t top = arena;
-  std::vector<size_t> y0(r.requests.size(), 0);
-  for (size_t i = 0; i < r.requests.size(); ++i) {
-    if (r.requests[i].shareable) {
-      y0[i] = r.plan.placements[i].offset;
-    } else if (r.requests[i].bytes) {
-      y0[i] = top;
-      top += mem::AlignUp(r.requests[i].bytes);
-    }
-  }
-  size_t ymax = std::max<size_t>(top, 1);
-  for (size_t b : r.live_bytes) ymax = std::max(ymax, b);
-  const double W = 960, H = 520, left = 90, right = 20, bottom = 120,
-               top_margin = 50;
-  const double pw = W - left - right, ph = H - top_margin - bottom;
-  auto X = [&](double step) { return left + pw * step / std::max(steps, 1); };
-  auto Y = [&](double bytes) { return top_margin + ph * (1 - bytes / ymax); };
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W
-    << "\" height=\"" << H << "\" font-family=\"sans-serif\" "
-    << "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" "
-    << "fill=\"white\"/>\n";
-  s << "<text x=\"" << left << "\" y=\"20\" font-size=\"15\">Memory plan: "
-    << r.net_name << " (" << (r.phase == TRAIN ? "TRAIN" : "TEST")
-    << ", level " << r.level << ")</text>\n";
-  s << "<text x=\"" << left << "\" y=\"37\">planned "
-    << Mib(r.plan.total_bytes()) << " of activations vs "
-    << Mib(r.activation_bytes) << " unoptimized; lower bound "
-    << Mib(r.lower_bound + r.pinned_bytes) << "</text>\n";
-  std::hash<std::string> hasher;
-  for (size_t i = 0; i < r.requests.size(); ++i) {
-    const mem::BufferRequest& q = r.requests[i];
-    if (!q.bytes) continue;
-    const int first = q.shareable ? q.first_step : 0;
-    const int last = q.shareable ? q.last_step : steps - 1;
-    if (first >= steps) continue;
-    const size_t h = hasher(q.name);
-    const int hue = static_cast<int>(h % 360);
-    const bool diff = q.name.find("(diff)") != std::string::npos;
-    s << "<rect x=\"" << X(first) << "\" y=\"" << Y(y0[i] + q.bytes)
-      << "\" width=\"" << X(std::min(last, steps - 1) + 1) - X(first)
-      << "\" height=\"" << Y(y0[i]) - Y(y0[i] + q.bytes) << "\" fill=\"hsl("
-      << hue << "," << (q.shareable ? 65 : 10) << "%," << (diff ? 72 : 55)
-      << "%)\" stroke=\"white\" stroke-width=\"0.3\"><title>" << q.name
-      << ": " << q.bytes << " bytes, steps " << first << "-" << last
-      << (q.shareable ? "" : " (never shared)") << "</title></rect>\n";
-  }
-  // Live bytes per step and the lower bound.
-  s << "<polyline fill=\"none\" stroke=\"black\" stroke-width=\"1.5\" "
-       "points=\"";
-  for (int i = 0; i < steps; ++i)
-    s << X(i) << "," << Y(r.live_bytes[i]) << " " << X(i + 1) << ","
-      << Y(r.live_bytes[i]) << " ";
-  s << "\"/>\n";
-  const double lb = Y(r.lower_bound + r.pinned_bytes);
-  s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << lb
-    << "\" y2=\"" << lb << "\" stroke=\"red\" stroke-dasharray=\"6,4\"/>\n";
-  s << "<text x=\"" << left + pw - 4 << "\" y=\"" << lb - 4
-    << "\" fill=\"red\" text-anchor=\"end\">lower bound</text>\n";
-  // Checkpoints: where each recomputed segment ends in the forward pass.
-  for (size_t k = 0; k < r.checkpoint_steps.size(); ++k) {
-    const double x = X(r.checkpoint_steps[k] + 1);
-    s << "<line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << top_margin
-      << "\" y2=\"" << top_margin + ph << "\" stroke=\"#1a7f37\" "
-      << "stroke-width=\"1.2\"/>\n<text x=\"" << x + 3 << "\" y=\""
-      << top_margin + 10 + 12 * (k % 3) << "\" fill=\"#1a7f37\">"
-      << r.checkpoints[k] << "</text>\n";
-  }
-  // Axes.
-  s << "<line x1=\"" << left << "\" y1=\"" << top_margin << "\" x2=\"" << left
-    << "\" y2=\"" << top_margin + ph << "\" stroke=\"black\"/>\n";
-  s << "<line x1=\"" << left << "\" y1=\"" << top_margin + ph << "\" x2=\""
-    << left + pw << "\" y2=\"" << top_margin + ph << "\" stroke=\"black\"/>\n";
-  for (int t = 0; t <= 4; ++t) {
-    const double b = ymax * t / 4.0;
-    s << "<text x=\"" << left - 6 << "\" y=\"" << Y(b) + 4
-      << "\" text-anchor=\"end\">" << Mib(static_cast<size_t>(b))
-      << "</text>\n";
-  }
-  const int label_every = std::max(1, steps / 40);
-  for (int i = 0; i < steps; i += label_every) {
-    s << "<text transform=\"translate(" << X(i + 0.5) << ","
-      << top_margin + ph + 6 << ") rotate(60)\" font-size=\"9\">"
-      << r.step_labels[i] << "</text>\n";
-  }
-  s << "<text x=\"" << left << "\" y=\"" << H - 6
-    << "\">black: bytes live at each step; boxes: buffers at their planned "
-       "place (pale: never shared); red: lower bound"
-    << (r.checkpoints.empty() ? "" : "; green: recompute checkpoints")
-    << "</text>\n";
-  s << "</svg>\n";
   return s.str();
 }
 
