@@ -24,6 +24,7 @@
 #include "caffe/caffe.hpp"
 #include "caffe/memory_resource.hpp"
 #include "caffe/parallel/distributed.hpp"
+#include "caffe/util/layer_costs.hpp"
 #include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
 #include "caffe/python_layer.hpp"
@@ -58,6 +59,9 @@ DEFINE_string(weights, "",
               "list of .caffemodel files. Cannot be set with --snapshot.");
 DEFINE_int32(iterations, 50, "The number of iterations to run.");
 DEFINE_string(plot, "", "For 'mem': write the plan as an SVG drawing here.");
+DEFINE_string(layer_costs, "",
+              "For 'time': write each layer's mean forward time here, for "
+              "mem_param { recompute { layer_costs: FILE } }.");
 DEFINE_bool(fuse_chains, true,
             "For 'time': run in-place BatchNorm/Scale/ReLU chains fused "
             "(false: layer by layer, to compare).");
@@ -348,6 +352,17 @@ int time() {
     }
   }
   const double total = MsSince(total_start);
+  if (!FLAGS_layer_costs.empty()) {
+    caffe::LayerCosts costs;
+    costs.net = net.name();
+    if (!net.blobs().empty() && net.blobs()[0]->num_axes() > 0)
+      costs.batch = net.blobs()[0]->shape(0);
+    for (size_t i = 0; i < layers.size(); ++i)
+      costs.forward_ms[net.layer_names()[i]] =
+          net.forward_ms()[i] / FLAGS_iterations;
+    caffe::WriteLayerCosts(FLAGS_layer_costs, costs);
+    LOG(INFO) << "Forward time per layer written to " << FLAGS_layer_costs;
+  }
   LOG(INFO) << "Average Forward pass: " << forward_time / FLAGS_iterations
             << " ms.";
   if (backward) {

@@ -11,10 +11,18 @@
 //    else is a bug in the layer and raises InternalError naming it.
 //  * Pins from the net, first reason wins: net input, net output, data
 //    layer top (a layer without bottoms), loss.
+//  * Forward costs: an estimate (multiply-adds) unless SetLayerCosts gave
+//    measured times, which then replace it for every layer they name
+//    (milliseconds, scaled by this net's batch over theirs); a layer they
+//    miss gets its estimate times the measured-over-estimated ratio of the
+//    layers they name, so all costs share one unit.
 #ifndef CAFFE_NET_GRAPH_BUILDER_HPP_
 #define CAFFE_NET_GRAPH_BUILDER_HPP_
 
+#include <memory>
+
 #include "caffe/mem/net_graph.hpp"
+#include "caffe/util/layer_costs.hpp"
 
 namespace caffe {
 
@@ -27,9 +35,15 @@ class NetGraphSource : public mem::GraphSource {
   explicit NetGraphSource(const Net<Dtype>* net) : net_(net) {}
   mem::NetGraph Graph() const override;
   mem::MemorySignature Signature() const override;
+  void SetLayerCosts(const LayerCosts& costs) {
+    costs_.reset(new LayerCosts(costs));
+  }
 
  private:
+  void ApplyMeasuredCosts(mem::NetGraph* g) const;
+
   const Net<Dtype>* net_;
+  std::unique_ptr<LayerCosts> costs_;
 };
 
 }  // namespace caffe

@@ -296,6 +296,9 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
       AliasGradients(readable);
     }
     graph_source_.reset(new NetGraphSource<Dtype>(this));
+    if (mp.has_recompute() && mp.recompute().has_layer_costs())
+      graph_source_->SetLayerCosts(
+          ReadLayerCosts(mp.recompute().layer_costs()));
     // The plan binds where this net will run: the GPU's memory when the
     // net is made in GPU mode (as Caffe users set the mode first).
     memory_.reset(new NetMemory(

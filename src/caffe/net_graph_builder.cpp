@@ -124,7 +124,39 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     for (SyncedMemory* m : kept) l.kept.push_back(index.Of(m));
     g.layers.push_back(l);
   }
+  if (costs_) ApplyMeasuredCosts(&g);
   return g;
+}
+
+template <typename Dtype>
+void NetGraphSource<Dtype>::ApplyMeasuredCosts(mem::NetGraph* g) const {
+  const Net<Dtype>& net = *net_;
+  int batch = 0;
+  if (!net.blobs().empty() && net.blobs()[0]->num_axes() > 0)
+    batch = net.blobs()[0]->shape(0);
+  const double scale =
+      costs_->batch > 0 && batch > 0 ? double(batch) / costs_->batch : 1.0;
+  double measured = 0, estimated = 0;
+  int named = 0;
+  for (const mem::GraphLayer& l : g->layers) {
+    auto it = costs_->forward_ms.find(l.name);
+    if (it == costs_->forward_ms.end()) continue;
+    measured += it->second * scale;
+    estimated += l.forward_cost;
+    ++named;
+  }
+  if (named == 0)
+    throw Error(costs_->source + ": names none of the layers of net '" +
+                net.name() + "' (written for net '" + costs_->net +
+                "'); write it with `caffe time -layer_costs` on this net");
+  const double ratio = estimated > 0 ? measured / estimated : 0.0;
+  for (mem::GraphLayer& l : g->layers) {
+    auto it = costs_->forward_ms.find(l.name);
+    l.forward_cost =
+        it != costs_->forward_ms.end() ? it->second * scale
+                                       : l.forward_cost * ratio;
+  }
+  g->costs_measured = true;
 }
 
 template <typename Dtype>

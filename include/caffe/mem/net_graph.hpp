@@ -62,7 +62,8 @@ struct GraphLayer {
   // { auto: CHEAP } keeps its outputs and never runs it twice.
   bool expensive = false;
   // Forward work: per written top, its count times multiply-adds per
-  // output (weights per output channel for layers with weights, else 1).
+  // output (weights per output channel for layers with weights, else 1);
+  // milliseconds when NetGraph::costs_measured.
   double forward_cost = 0;
 };
 
@@ -72,6 +73,8 @@ struct NetGraph {
   // A TEST net without force_backward: only forward steps are planned.
   bool forward_only = false;
   size_t element_bytes = 4;  // sizeof(Dtype)
+  // Layers' forward_cost are measured milliseconds (layer_costs file).
+  bool costs_measured = false;
   std::vector<GraphMemory> memories;
   std::vector<GraphBlob> blobs;
   std::vector<GraphLayer> layers;

@@ -94,6 +94,9 @@ class NetMemory : public StepHook {
   bool recomputable(int layer_id) const {
     return facts_.recomputable[layer_id];
   }
+  // Forward cost of a layer as the plan weighed it: milliseconds when
+  // measured (graph().costs_measured), else estimated work.
+  double layer_cost(int layer_id) const { return facts_.layer_cost[layer_id]; }
   const std::vector<std::string>& checkpoints() const { return checkpoints_; }
   double extra_forward_fraction() const { return extra_forward_fraction_; }
   size_t bytes_without_recompute() const { return bytes_without_recompute_; }
@@ -129,6 +132,15 @@ class NetMemory : public StepHook {
   mem::Analysis AnalyzeNow() const;
   std::vector<int> ChooseBoundaries();
   std::vector<int> CheckpointBoundaries() const;
+  // Forward cost the segments rerun, over one forward pass (facts_'s
+  // costs: measured or estimated).
+  double ExtraCost(const std::vector<int>& boundaries) const;
+  // BUDGET, for one split: keeps the outputs of expensive layers inside
+  // recomputed segments (never rerun), the most forward cost per byte
+  // first, each only while the planned peak stays within `budget` (up to
+  // a run of misses).  Returns the keep flags; facts_ describe them.
+  std::vector<bool> KeepWhatFits(const std::vector<int>& boundaries,
+                                 size_t budget);
   size_t PlannedBytes(const std::vector<int>& boundaries);
   void DetachRequested();
 

@@ -88,9 +88,14 @@ std::vector<int> ThresholdBoundaries(const std::vector<int>& candidates,
                                      const std::vector<double>& crossing_bytes,
                                      double threshold);
 
-// The split with the smallest peak_of among the equal-bytes sqrt split and
-// threshold splits over a geometric grid of thresholds; empty when none
-// beats no recomputation.
+// The distinct non-empty splits of the sublinear family: the equal-bytes
+// sqrt split and threshold splits over a geometric grid of thresholds.
+std::vector<std::vector<int> > SublinearSplits(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    const std::vector<double>& crossing_bytes);
+
+// The split with the smallest peak_of among SublinearSplits; empty when
+// none beats no recomputation.
 std::vector<int> BestSublinearBoundaries(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     const std::vector<double>& crossing_bytes,

@@ -9,8 +9,10 @@
 //    cuts allowed: a segment may end after layer b only when no later
 //    layer writes memory written at or before b (recomputing the next
 //    segment must find its inputs as the forward pass left them) and some
-//    layer up to b may run twice.  With keep_expensive (auto: CHEAP),
-//    expensive layers are not recomputable either: their outputs are kept.
+//    layer up to b may run twice.  Layers with keep[i] set (auto: CHEAP
+//    sets every expensive layer; BUDGET the ones its cost-aware pass
+//    chooses) are not recomputable either: their outputs are kept, and so
+//    are those of the in-place layers after them.
 //  * CheckpointEnd: the layer after which a checkpoint blob's segment ends
 //    (the last layer that writes or views its memory), -1 when none does.
 //  * SegmentEndName: the name of the blob that first held the memory layer
@@ -34,8 +36,11 @@ struct RecomputeFacts {
   std::vector<double> crossing_bytes;    // bytes crossing a cut after b
 };
 
+// keep: empty, or one flag per layer.
 RecomputeFacts StudyRecompute(const NetGraph& graph,
-                              bool keep_expensive = false);
+                              const std::vector<bool>& keep = {});
+// keep flags for every expensive layer (GraphLayer::expensive).
+std::vector<bool> ExpensiveLayers(const NetGraph& graph);
 int CheckpointEnd(const NetGraph& graph, int blob_id);
 std::string SegmentEndName(const NetGraph& graph, int layer);
 

@@ -30,6 +30,20 @@ struct PeakShare {
   int buffers = 0;
 };
 
+// A layer of a recomputed segment: rerun during backward, or kept (its
+// output held from the forward pass: a layer that cannot run twice, or
+// an expensive one CHEAP or BUDGET keeps).  predicted: its forward cost,
+// milliseconds when MemoryReport::costs_measured, else a fraction of the
+// net's estimated forward work; 0 when kept.  measured_ms: the time it
+// spent recomputing in one iteration of the planned run.
+struct LayerRecompute {
+  int layer_id = 0;
+  std::string layer, type;
+  bool recomputed = false;
+  double predicted = 0;
+  double measured_ms = 0;
+};
+
 struct MemoryReport {
   std::string net_name;
   Phase phase = TRAIN;
@@ -61,6 +75,8 @@ struct MemoryReport {
   std::vector<int> checkpoint_steps;
   double extra_forward_fraction = 0;
   size_t bytes_without_recompute = 0;
+  bool costs_measured = false;  // mem_param.recompute.layer_costs
+  std::vector<LayerRecompute> recompute_layers;
   // Where the bytes live at the peak of live_bytes (step peak_step) go,
   // by what they hold, in this order: forward values a later backward
   // step reads ("kept for backward"), forward values only forward steps

@@ -121,17 +121,106 @@ std::vector<int> NetMemory::ChooseBoundaries() {
       const mem::BudgetResult r =
           mem::FitBudget(facts_.boundary_candidates, facts_.layer_bytes,
                          budget, peak_of);
-      CAFFE_CHECK(r.fits)
+      if (r.fits && r.boundaries.empty()) return {};
+      // The bisection's split and SQRT's family compete: every fitting
+      // split, with the expensive outputs it has room to keep, and the
+      // least extra forward cost wins.
+      std::vector<std::pair<std::vector<int>, size_t> > fitting;  // + peak
+      if (r.fits) fitting.push_back({r.boundaries, r.peak});
+      size_t smallest = r.smallest_peak;
+      for (const std::vector<int>& b : mem::SublinearSplits(
+               facts_.boundary_candidates, facts_.layer_bytes,
+               facts_.crossing_bytes)) {
+        const size_t p = PlannedBytes(b);
+        smallest = std::min(smallest, p);
+        if (p <= budget) fitting.push_back({b, p});
+      }
+      CAFFE_CHECK(!fitting.empty())
           << "mem_param.recompute: no recomputation plan of net '"
           << graph_.net_name << "' fits memory_budget_mb: "
           << rp.memory_budget_mb() << "; the smallest planned peak found is "
-          << r.smallest_peak / (1024.0 * 1024.0)
+          << smallest / (1024.0 * 1024.0)
           << " MB (activations, gradients and layer buffers at level "
           << param_.level() << "); set memory_budget_mb to at least that";
-      return r.boundaries;
+      // The cheapest few before keeping (each keeping pass is many plans).
+      std::vector<std::pair<double, std::vector<int> > > by_cost;
+      for (const auto& f : fitting)
+        by_cost.push_back({ExtraCost(f.first), f.first});
+      std::stable_sort(by_cost.begin(), by_cost.end(),
+                       [](const std::pair<double, std::vector<int> >& a,
+                          const std::pair<double, std::vector<int> >& b) {
+                         return a.first < b.first;
+                       });
+      const size_t kMaxSplits = 4;
+      if (by_cost.size() > kMaxSplits) by_cost.resize(kMaxSplits);
+      const mem::RecomputeFacts all_recomputed = facts_;
+      std::vector<int> best;
+      std::vector<bool> best_keep;
+      double best_cost = 0;
+      for (const auto& f : by_cost) {
+        facts_ = all_recomputed;
+        const std::vector<bool> keep = KeepWhatFits(f.second, budget);
+        const double cost = ExtraCost(f.second);
+        if (best.empty() || cost < best_cost) {
+          best = f.second;
+          best_keep = keep;
+          best_cost = cost;
+        }
+      }
+      facts_ = mem::StudyRecompute(graph_, best_keep);
+      return best;
     }
   }
   return {};
+}
+
+double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
+  return mem::ExtraForwardFraction(
+      mem::MakeSegments(graph_.num_layers(), boundaries), facts_.recomputable,
+      facts_.layer_cost);
+}
+
+std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
+                                          size_t budget) {
+  std::vector<bool> keep(graph_.num_layers(), false);
+  if (boundaries.empty()) return keep;
+  const mem::RecomputeFacts all_recomputed = facts_;
+  // Expensive layers the segments would run again, the most forward cost
+  // per byte of output first: keeping such an output saves the most
+  // recomputation for the memory it holds.
+  std::vector<int> order;
+  for (int i = 0; i <= boundaries.back(); ++i)
+    if (graph_.layers[i].expensive && all_recomputed.recomputable[i])
+      order.push_back(i);
+  auto density = [&all_recomputed](int layer) {
+    return all_recomputed.layer_cost[layer] /
+           std::max(1.0, all_recomputed.layer_bytes[layer]);
+  };
+  std::stable_sort(order.begin(), order.end(), [&density](int a, int b) {
+    return density(a) > density(b);
+  });
+  // Each try is a whole plan: stop after a run of outputs that did not
+  // fit (the later ones hold more bytes for their cost).
+  const int kMaxMisses = 8;
+  int misses = 0;
+  for (int layer : order) {
+    if (misses >= kMaxMisses) break;
+    keep[layer] = true;
+    facts_ = mem::StudyRecompute(graph_, keep);
+    const std::vector<int>& c = facts_.boundary_candidates;
+    bool still_cuts = true;
+    for (int b : boundaries)
+      still_cuts = still_cuts && std::binary_search(c.begin(), c.end(), b);
+    const size_t p = still_cuts ? PlannedBytes(boundaries) : budget + 1;
+    if (p > budget) {
+      keep[layer] = false;
+      ++misses;
+    } else {
+      misses = 0;
+    }
+  }
+  facts_ = mem::StudyRecompute(graph_, keep);
+  return keep;
 }
 
 void NetMemory::PlanAndApply() {
@@ -143,9 +232,10 @@ void NetMemory::Plan() {
   graph_ = source_->Graph();
   signature_ = source_->Signature();
   const RecomputeParameter& rp = param_.recompute();
+  const bool cheap = param_.has_recompute() && rp.checkpoint_size() == 0 &&
+                     rp.auto_() == RecomputeParameter_Auto_CHEAP;
   facts_ = mem::StudyRecompute(
-      graph_, param_.has_recompute() && rp.checkpoint_size() == 0 &&
-                  rp.auto_() == RecomputeParameter_Auto_CHEAP);
+      graph_, cheap ? mem::ExpensiveLayers(graph_) : std::vector<bool>());
   std::vector<int> boundaries = ChooseBoundaries();
   if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});
   SetSegments(boundaries);

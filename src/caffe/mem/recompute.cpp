@@ -117,26 +117,38 @@ std::vector<int> ThresholdBoundaries(const std::vector<int>& candidates,
   return out;
 }
 
+std::vector<std::vector<int> > SublinearSplits(
+    const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
+    const std::vector<double>& crossing_bytes) {
+  double total = 0;
+  for (double b : layer_bytes) total += b;
+  std::vector<std::vector<int> > splits;
+  auto add = [&](const std::vector<int>& b) {
+    if (!b.empty() && std::find(splits.begin(), splits.end(), b) ==
+                          splits.end())
+      splits.push_back(b);
+  };
+  add(SqrtBoundaries(candidates, layer_bytes));
+  // Segment sizes from half the net down to 1/128 of it.
+  for (double t = total / 2; t >= total / 128; t /= 1.1)
+    add(ThresholdBoundaries(candidates, layer_bytes, crossing_bytes, t));
+  return splits;
+}
+
 std::vector<int> BestSublinearBoundaries(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     const std::vector<double>& crossing_bytes,
     const std::function<size_t(const std::vector<int>&)>& peak_of) {
-  double total = 0;
-  for (double b : layer_bytes) total += b;
   std::vector<int> best;
   size_t best_peak = peak_of({});
-  auto consider = [&](const std::vector<int>& b) {
-    if (b.empty()) return;
+  for (const std::vector<int>& b :
+       SublinearSplits(candidates, layer_bytes, crossing_bytes)) {
     const size_t p = peak_of(b);
     if (p < best_peak) {
       best_peak = p;
       best = b;
     }
-  };
-  consider(SqrtBoundaries(candidates, layer_bytes));
-  // Segment sizes from half the net down to 1/128 of it.
-  for (double t = total / 2; t >= total / 128; t /= 1.1)
-    consider(ThresholdBoundaries(candidates, layer_bytes, crossing_bytes, t));
+  }
   return best;
 }
 

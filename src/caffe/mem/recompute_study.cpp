@@ -6,7 +6,14 @@
 namespace caffe {
 namespace mem {
 
-RecomputeFacts StudyRecompute(const NetGraph& graph, bool keep_expensive) {
+std::vector<bool> ExpensiveLayers(const NetGraph& graph) {
+  std::vector<bool> keep;
+  for (const GraphLayer& l : graph.layers) keep.push_back(l.expensive);
+  return keep;
+}
+
+RecomputeFacts StudyRecompute(const NetGraph& graph,
+                              const std::vector<bool>& keep) {
   const int num_layers = graph.num_layers();
   RecomputeFacts f;
   f.recomputable.assign(num_layers, false);
@@ -17,7 +24,7 @@ RecomputeFacts StudyRecompute(const NetGraph& graph, bool keep_expensive) {
   for (int i = 0; i < num_layers; ++i) {
     const GraphLayer& layer = graph.layers[i];
     bool again = !layer.bottoms.empty() && layer.may_run_twice &&
-                 !(keep_expensive && layer.expensive);
+                 !(i < static_cast<int>(keep.size()) && keep[i]);
     for (size_t k = 0; k < layer.tops.size(); ++k)
       if (layer.top_in_place[k] &&
           kept_as_is.count(graph.blobs[layer.tops[k]].data))

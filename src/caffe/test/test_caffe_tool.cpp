@@ -11,6 +11,7 @@
 #include <string>
 
 #include "caffe/caffe.hpp"
+#include "caffe/util/layer_costs.hpp"
 #include "caffe/test/run_command.hpp"
 #include "caffe/test/temp_dir.hpp"
 
@@ -97,6 +98,22 @@ TEST_F(CaffeToolTest, TimePrintsPerLayerAndTotals) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("conv\tforward:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Average Forward-Backward:"), std::string::npos);
+}
+
+TEST_F(CaffeToolTest, TimeWritesLayerCostsThePlannerReads) {
+  RunResult r = RunTool(
+      "caffe time --model=net.prototxt --iterations=1 "
+      "--layer_costs=costs.txt",
+      dir_.path());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const LayerCosts c = ReadLayerCosts(dir_.file("costs.txt"));
+  EXPECT_EQ(c.net, "tiny");
+  EXPECT_EQ(c.batch, 4);
+  // Every TRAIN layer, with a time.
+  for (const char* layer : {"data", "conv", "relu", "ip", "loss"})
+    EXPECT_EQ(c.forward_ms.count(layer), 1u) << layer;
+  EXPECT_EQ(c.forward_ms.size(), 5u);
+  EXPECT_GT(c.forward_ms.at("conv"), 0.0);
 }
 
 TEST_F(CaffeToolTest, MemShowsPlanAndDrawsIt) {

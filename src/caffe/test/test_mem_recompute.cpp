@@ -243,7 +243,24 @@ TEST(RecomputeTest, ScheduleSegmentsAndReport) {
   EXPECT_NE(text.find("recomputation: 1 checkpoints (c1)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("extra forward work"), std::string::npos) << text;
-  EXPECT_NE(RenderMemorySvg(r).find("recompute checkpoints"),
+  // Per layer of the recomputed segment: the data layer kept, the chain
+  // rerun; the predicted shares add up to the extra forward work, and
+  // the planned run measured the reruns.
+  ASSERT_EQ(r.recompute_layers.size(), 6u);
+  EXPECT_EQ(r.recompute_layers[0].layer, "d");
+  EXPECT_FALSE(r.recompute_layers[0].recomputed);
+  EXPECT_EQ(r.recompute_layers[0].predicted, 0.0);
+  double predicted = 0, measured = 0;
+  for (size_t i = 1; i < r.recompute_layers.size(); ++i) {
+    EXPECT_TRUE(r.recompute_layers[i].recomputed) << i;
+    predicted += r.recompute_layers[i].predicted;
+    measured += r.recompute_layers[i].measured_ms;
+  }
+  EXPECT_NEAR(predicted, r.extra_forward_fraction, 1e-12);
+  EXPECT_GT(measured, 0.0);
+  EXPECT_NE(text.find("Layers in recomputed segments (6;"), std::string::npos)
+      << text;
+  EXPECT_NE(RenderMemorySvg(r).find("class=\"checkpoint\""),
             std::string::npos);
 }
 

@@ -26,14 +26,18 @@ std::string Percent(size_t part, size_t whole) {
   return buf;
 }
 
-// Measured host bytes for building the net and running one iteration.
-size_t MeasurePeak(const NetParameter& param) {
+// Measured host bytes for building the net and running one iteration;
+// with recompute_ms, also the time each layer spent recomputing.
+size_t MeasurePeak(const NetParameter& param,
+                   std::vector<double>* recompute_ms = nullptr) {
   const size_t before = HostBytesInUse();
   ResetHostBytesPeak();
   {
     Net<float> net(param);
+    net.set_layer_timing(recompute_ms != nullptr);
     net.Forward();
     if (param.state().phase() == TRAIN) net.Backward();
+    if (recompute_ms) *recompute_ms = net.recompute_ms();
   }
   const size_t peak = HostBytesPeak();
   return peak > before ? peak - before : 0;
@@ -92,6 +96,52 @@ PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
 bool LiveAt(const mem::BufferRequest& q, int step, int steps) {
   const int last = q.shareable ? q.last_step : steps - 1;
   return q.bytes && q.first_step <= step && step <= last;
+}
+
+// Per layer in a recomputed segment: rerun or kept, and the extra time.
+std::string FormatRecomputeLayers(const MemoryReport& r) {
+  std::ostringstream s;
+  size_t width = 5;
+  for (const LayerRecompute& l : r.recompute_layers)
+    width = std::max(width, l.layer.size());
+  s << "\n  Layers in recomputed segments (" << r.recompute_layers.size()
+    << "; kept: output held from the forward pass, never rerun; predicted "
+    << (r.costs_measured ? "from the measured layer_costs"
+                         : "as a share of the estimated forward work")
+    << "; measured: one iteration of `caffe mem`'s planned run):\n";
+  char line[512];
+  std::snprintf(line, sizeof(line), "    %-*s  %-16s %-10s %14s %13s\n",
+                static_cast<int>(width), "layer", "type", "decision",
+                "predicted", "measured ms");
+  s << line;
+  double predicted = 0, measured = 0;
+  for (const LayerRecompute& l : r.recompute_layers) {
+    char pred[32] = "-";
+    if (l.recomputed) {
+      if (r.costs_measured) {
+        std::snprintf(pred, sizeof(pred), "%.3f ms", l.predicted);
+      } else {
+        std::snprintf(pred, sizeof(pred), "%.2f%%", 100 * l.predicted);
+      }
+    }
+    std::snprintf(line, sizeof(line), "    %-*s  %-16s %-10s %14s %13.3f\n",
+                  static_cast<int>(width), l.layer.c_str(), l.type.c_str(),
+                  l.recomputed ? "recomputed" : "kept", pred, l.measured_ms);
+    s << line;
+    predicted += l.predicted;
+    measured += l.measured_ms;
+  }
+  if (r.costs_measured) {
+    std::snprintf(line, sizeof(line),
+                  "    total: predicted %.3f ms, measured %.3f ms\n", predicted,
+                  measured);
+  } else {
+    std::snprintf(line, sizeof(line),
+                  "    total: predicted %.2f%% of forward, measured %.3f ms\n",
+                  100 * predicted, measured);
+  }
+  s << line;
+  return s.str();
 }
 
 }  // namespace
@@ -160,6 +210,26 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
   r.extra_forward_fraction = memory.extra_forward_fraction();
+  r.costs_measured = memory.graph().costs_measured;
+  if (memory.recomputes()) {
+    const int last = static_cast<int>(memory.segments().size()) - 1;
+    double total_cost = 0;
+    for (int i = 0; i < layers; ++i) total_cost += memory.layer_cost(i);
+    for (int i = 0; i < layers; ++i) {
+      if (memory.SegmentOf(i) == last) continue;
+      LayerRecompute l;
+      l.layer_id = i;
+      l.layer = net.layer_names()[i];
+      l.type = net.layers()[i]->type();
+      l.recomputed = memory.recomputable(i);
+      if (l.recomputed) {
+        l.predicted = r.costs_measured || total_cost <= 0
+                          ? memory.layer_cost(i)
+                          : memory.layer_cost(i) / total_cost;
+      }
+      r.recompute_layers.push_back(l);
+    }
+  }
   r.bytes_without_recompute = memory.bytes_without_recompute();
   // Live bytes per step count pinned buffers only while they are in use,
   // as an unoptimized net would hold them from first touch on.
@@ -225,7 +295,13 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   NetParameter plain = param;
   plain.clear_mem_param();
   r.measured_peak_plain = MeasurePeak(plain);
-  r.measured_peak_planned = MeasurePeak(param);
+  std::vector<double> recompute_ms;
+  r.measured_peak_planned = MeasurePeak(param, &recompute_ms);
+  for (LayerRecompute& l : r.recompute_layers) {
+    // The measured net is built from the same parameters: same layers.
+    if (l.layer_id < static_cast<int>(recompute_ms.size()))
+      l.measured_ms = recompute_ms[l.layer_id];
+  }
   return r;
 }
 
@@ -273,6 +349,7 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << Mib(r.plan.total_bytes()) << ")\n    extra forward work: "
       << Percent(static_cast<size_t>(r.extra_forward_fraction * 1e6), 1000000)
       << " of one forward pass\n";
+    s << FormatRecomputeLayers(r);
   }
   if (r.reduce_bucket_bytes) {
     s << "  data-parallel (mpirun -np N): gradient buckets "
