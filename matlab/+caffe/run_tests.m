@@ -1,8 +1,8 @@
 function results = run_tests(filter)
 % results = caffe.run_tests()  or  caffe.run_tests(filter)
 %   Runs the matcaffe test suites in +caffe/+test (test_net, test_solver,
-%   test_io, test_extraction_guard) on the CPU and prints one line per
-%   test and a summary.  filter, when given, keeps only tests whose
+%   test_io, test_extraction_guard, test_demos) on the CPU and prints one
+%   line per test and a summary.  filter, when given, keeps only tests whose
 %   'suite/test' name contains it.  Returns a struct array with fields
 %   name, passed, message and seconds.  Every test starts from
 %   caffe.reset_all(), so a failing test cannot leave nets to the next.
@@ -10,7 +10,8 @@ function results = run_tests(filter)
 if nargin < 1
   filter = '';
 end
-suites = {'test_net', 'test_solver', 'test_io', 'test_extraction_guard'};
+suites = {'test_net', 'test_solver', 'test_io', 'test_extraction_guard', ...
+          'test_demos'};
 caffe.set_mode_cpu();
 caffe.reset_all();
 results = struct('name', {}, 'passed', {}, 'message', {}, 'seconds', {});

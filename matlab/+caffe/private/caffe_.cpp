@@ -23,6 +23,7 @@
 //    the core's message, which names the fix (exclude_blob).
 #include <mex.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -37,6 +38,7 @@
 
 #include "caffe/caffe.hpp"
 #include "caffe/util/host_memory_room.hpp"
+#include "caffe_hdf5.hpp"
 
 #ifndef CAFFE_VERSION
 #define CAFFE_VERSION "1.0.0"
@@ -625,6 +627,83 @@ void write_mean(MEX_ARGS) {
   caffe::WriteProtoToBinaryFile(proto, file);
 }
 
+// ------------------------------------------------------------------ HDF5
+
+// A numeric row of doubles (sizes, offsets); Inf allowed.
+vector<double> Numbers(const mxArray* a, const char* what) {
+  Check(a && mxIsDouble(a) && !mxIsComplex(a),
+        string(what) + " must be a real double vector");
+  const double* p = mxGetPr(a);
+  return vector<double>(p, p + mxGetNumberOfElements(a));
+}
+
+bool DoubleType(const string& type) {
+  Check(type == "single" || type == "double",
+        "Datatype must be 'single' or 'double', not '" + type + "'");
+  return type == "double";
+}
+
+mxArray* Row(const vector<double>& v) {
+  mxArray* a = mxCreateDoubleMatrix(1, v.size(), mxREAL);
+  std::copy(v.begin(), v.end(), mxGetPr(a));
+  return a;
+}
+
+void h5_create(MEX_ARGS) {
+  Check(nrhs == 5, "Usage: caffe_('h5_create', file, dataset, size, "
+                   "chunk_size, datatype)");
+  matcaffe::H5Create(String(prhs[0], "file"), String(prhs[1], "dataset"),
+                     Numbers(prhs[2], "size"), Numbers(prhs[3], "ChunkSize"),
+                     DoubleType(String(prhs[4], "Datatype")));
+}
+
+void h5_write(MEX_ARGS) {
+  Check(nrhs == 5, "Usage: caffe_('h5_write', file, dataset, data, start, "
+                   "count)");
+  const mxArray* data = prhs[2];
+  Check(mxIsSingle(data) || mxIsDouble(data),
+        "data must be single or double");
+  Check(!mxIsComplex(data), "data must be real");
+  const vector<double> count = Numbers(prhs[4], "count");
+  double n = 1;
+  for (double c : count) n *= c;
+  Check(n == static_cast<double>(mxGetNumberOfElements(data)),
+        "count must multiply out to the number of elements of data");
+  matcaffe::H5Write(String(prhs[0], "file"), String(prhs[1], "dataset"),
+                    mxGetData(data), mxIsDouble(data),
+                    Numbers(prhs[3], "start"), count);
+}
+
+void h5_read(MEX_ARGS) {
+  Check(nrhs == 2 || nrhs == 4,
+        "Usage: caffe_('h5_read', file, dataset[, start, count])");
+  const matcaffe::H5Array r = matcaffe::H5Read(
+      String(prhs[0], "file"), String(prhs[1], "dataset"),
+      nrhs == 4 ? Numbers(prhs[2], "start") : vector<double>(),
+      nrhs == 4 ? Numbers(prhs[3], "count") : vector<double>());
+  vector<mwSize> dims(r.size.begin(), r.size.end());
+  while (dims.size() < 2) dims.push_back(1);
+  plhs[0] = mxCreateNumericArray(dims.size(), dims.data(),
+                                 r.is_double ? mxDOUBLE_CLASS : mxSINGLE_CLASS,
+                                 mxREAL);
+  if (!r.values.empty())
+    std::memcpy(mxGetData(plhs[0]), r.values.data(), r.values.size());
+}
+
+// A struct array with fields Name, Size and MaxSize, one per dataset.
+void h5_info(MEX_ARGS) {
+  Check(nrhs == 1, "Usage: caffe_('h5_info', file)");
+  const vector<matcaffe::H5DatasetInfo> info =
+      matcaffe::H5Info(String(prhs[0], "file"));
+  const char* fields[] = {"Name", "Size", "MaxSize"};
+  plhs[0] = mxCreateStructMatrix(info.size(), 1, 3, fields);
+  for (size_t i = 0; i < info.size(); ++i) {
+    mxSetField(plhs[0], i, "Name", mxCreateString(info[i].name.c_str()));
+    mxSetField(plhs[0], i, "Size", Row(info[i].size));
+    mxSetField(plhs[0], i, "MaxSize", Row(info[i].max_size));
+  }
+}
+
 struct Command {
   const char* name;
   void (*func)(MEX_ARGS);
@@ -666,6 +745,10 @@ const Command kCommands[] = {
     {"version", version},
     {"read_mean", read_mean},
     {"write_mean", write_mean},
+    {"h5_create", h5_create},
+    {"h5_write", h5_write},
+    {"h5_read", h5_read},
+    {"h5_info", h5_info},
 };
 
 void Dispatch(MEX_ARGS) {
