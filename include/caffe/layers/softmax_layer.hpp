@@ -4,7 +4,8 @@
 // axis; the top has the bottom's shape and each slice along that axis sums
 // to one.  The maximum is subtracted first so large inputs do not overflow.
 // Backward reads only the top data (the probabilities), so it may run in
-// place.
+// place.  The kernel bodies (softmax_kernels.hpp) run on the CPU's
+// parallel loop and, in a CUDA build, on the GPU (softmax_layer.cu).
 #ifndef CAFFE_SOFTMAX_LAYER_HPP_
 #define CAFFE_SOFTMAX_LAYER_HPP_
 
@@ -42,12 +43,11 @@ class SoftmaxLayer : public Layer<Dtype> {
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
 
+  DECLARE_GPU_FORWARD_BACKWARD;
+
   int softmax_axis_ = 1;
   int outer_num_ = 0;  // product of the axes before softmax_axis_
   int inner_num_ = 0;  // product of the axes after softmax_axis_
-  // Per (outer, inner) position scratch (max, sum, dot); only used within
-  // one forward or backward call.
-  vector<Dtype> scale_;
 };
 
 }  // namespace caffe

@@ -83,9 +83,12 @@ const LayerCase kCases[] = {
     {"PoolingGlobalAve", R"(type: "Pooling" pooling_param {
        pool: AVE global_pooling: true })",
      {2, 3, 5, 5}, 1},
+    {"Softmax", R"(type: "Softmax")", {2, 5, 2, 3}, 1},
+    {"SoftmaxRows", R"(type: "Softmax")", {4, 10}, 1},
+    {"SoftmaxAxis2", R"(type: "Softmax" softmax_param { axis: 2 })",
+     {2, 3, 4, 2}, 1},
     // Layers without GPU kernels yet run their CPU code in GPU mode; the
     // same comparison proves the head synchronization around them.
-    {"SoftmaxFallback", R"(type: "Softmax")", {2, 5, 2, 3}, 1},
     {"LRNFallback", R"(type: "LRN" lrn_param { local_size: 3 })",
      {2, 5, 3, 3}, 1},
     {"EltwiseFallback", R"(type: "Eltwise")", {2, 3, 4, 4}, 2},
