@@ -11,6 +11,9 @@
 //
 // Threads: Forward and Backward run in parallel (util/parallel.hpp) over
 // images and ranges of positions; results do not depend on the thread count.
+// GPU: ACROSS_CHANNELS runs lrn_kernels.hpp's bodies, one thread per
+// spatial position, with the CPU loops' results; WITHIN_CHANNEL runs its
+// CPU code.
 //
 // Memory: keeps scale (one value per element, InternalBytes()) from Forward
 // for Backward.  Backward reads bottom data (it recomputes top from x and
@@ -58,6 +61,7 @@ class LRNLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
  private:
   // out = sum of in over each element's window (across channels or within

@@ -5,6 +5,7 @@
 #include "caffe/layers/lrn_layer.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
+#include "lrn_kernels.hpp"
 
 namespace caffe {
 
@@ -73,23 +74,6 @@ void LRNLayer<Dtype>::WindowSum(const Dtype* in, Dtype* out) const {
 }
 
 namespace {
-
-// s^-beta.  Caffe's nets use beta = 0.75, where 1/sqrt(s) * sqrt(1/sqrt(s))
-// is several times cheaper than pow and as accurate (a few ulp).
-template <typename Dtype>
-struct NegPow {
-  explicit NegPow(Dtype beta)
-      : beta(beta), three_quarters(beta == Dtype(0.75)) {}
-  Dtype operator()(Dtype s) const {
-    if (three_quarters) {
-      const Dtype r = Dtype(1) / std::sqrt(s);
-      return r * std::sqrt(r);
-    }
-    return std::pow(s, -beta);
-  }
-  Dtype beta;
-  bool three_quarters;
-};
 
 // Spatial positions per parallel task (ACROSS_CHANNELS): a task handles all
 // channels of one image for one range of positions.

@@ -1,16 +1,18 @@
 // The GPU kernel bodies, run on the CPU: each functor a .cu file launches
-// (im2col_kernels.hpp, pooling_kernels.hpp) is run here by ForEach over the
-// same index space and compared with the CPU code it stands in for, so the
-// code the GPU runs is tested on every machine, GPU or not.
+// (im2col_kernels.hpp, pooling_kernels.hpp, lrn_kernels.hpp) is run here by
+// ForEach over the same index space and compared with the CPU code it
+// stands in for, so the code the GPU runs is tested on every machine, GPU
+// or not.  (test_all is built with -ffp-contract=off as the library is.)
 //
-// im2col, the bias add and max pooling's forward copy or compare values:
-// equal exactly.  col2im, the bias sum and the pooling gradients add in
+// im2col, the bias add, max pooling's forward and LRN copy, compare or
+// compute values in the CPU's order: equal exactly.  col2im, the bias sum and the pooling gradients add in
 // another order than the CPU loops: double, within 1e-12.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "../layers/lrn_kernels.hpp"
 #include "../layers/pooling_kernels.hpp"
 #include "caffe/caffe.hpp"
 #include "caffe/util/elementwise.hpp"
@@ -168,6 +170,62 @@ TEST(GpuBodiesTest, PoolingBodiesMatchThePoolingLayer) {
       ASSERT_NEAR(dx[i], bottom.cpu_diff()[i], 1e-12)
           << c.method << " k" << c.k << " s" << c.s << " p" << c.p
           << " bottom diff " << i;
+  }
+}
+
+// LRN ACROSS_CHANNELS: the bodies do the CPU loops' operations in their
+// order, so top and bottom diff are equal bit for bit, in float (where a
+// different order would show) as in double, for beta 0.75 (the square
+// roots) and another beta (pow), and planes over the CPU's 512-position
+// chunk.
+template <typename Dtype>
+void CheckLrnBodies(int C, int H, int W, int local_size, float beta) {
+  LayerParameter param;
+  param.set_name("lrn");
+  param.set_type("LRN");
+  LRNParameter* lp = param.mutable_lrn_param();
+  lp->set_local_size(local_size);
+  lp->set_alpha(0.3f);
+  lp->set_beta(beta);
+  lp->set_k(1.5f);
+  const int N = 2;
+  Blob<Dtype> bottom(N, C, H, W), top;
+  const std::vector<double> xd = Gaussian(bottom.count(), 11);
+  std::vector<Dtype> x(xd.begin(), xd.end());
+  std::copy(x.begin(), x.end(), bottom.mutable_cpu_data());
+  std::vector<Blob<Dtype>*> bottoms{&bottom}, tops{&top};
+  std::shared_ptr<Layer<Dtype> > layer =
+      LayerRegistry<Dtype>::CreateLayer(param);
+  layer->SetUp(bottoms, tops);
+  layer->Forward(bottoms, tops);
+  const std::vector<double> dyd = Gaussian(top.count(), 12);
+  std::vector<Dtype> dy(dyd.begin(), dyd.end());
+  std::copy(dy.begin(), dy.end(), top.mutable_cpu_diff());
+  layer->Backward(tops, {true}, bottoms);
+
+  const LrnAcross g{C, static_cast<long>(H) * W, (local_size - 1) / 2};
+  const Dtype alpha = lp->alpha(), k = lp->k(), b = lp->beta();
+  const Dtype coeff = alpha / local_size;
+  std::vector<Dtype> scale(x.size(), -7), y(x.size(), -7), dx(x.size(), -7);
+  ForEach(N * g.plane, 1,
+          LrnAcrossForward<Dtype>{x.data(), scale.data(), y.data(), g, k,
+                                  coeff, NegPow<Dtype>(b)});
+  ForEach(N * g.plane, 1,
+          LrnAcrossBackward<Dtype>{x.data(), scale.data(), dy.data(),
+                                   dx.data(), g, 2 * coeff * b,
+                                   NegPow<Dtype>(b)});
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(y[i], top.cpu_data()[i]) << "top " << i << " C" << C;
+    ASSERT_EQ(dx[i], bottom.cpu_diff()[i]) << "bottom diff " << i << " C" << C;
+  }
+}
+
+TEST(GpuBodiesTest, LrnAcrossChannelsBodiesEqualTheLayer) {
+  for (float beta : {0.75f, 0.6f}) {
+    CheckLrnBodies<float>(7, 5, 4, 5, beta);
+    CheckLrnBodies<double>(7, 5, 4, 5, beta);
+    CheckLrnBodies<float>(3, 30, 20, 3, beta);   // 600 positions: 2 chunks
+    CheckLrnBodies<float>(2, 3, 3, 5, beta);     // window wider than C
   }
 }
 

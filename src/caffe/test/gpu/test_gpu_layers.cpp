@@ -89,8 +89,12 @@ const LayerCase kCases[] = {
      {2, 3, 4, 2}, 1},
     // Layers without GPU kernels yet run their CPU code in GPU mode; the
     // same comparison proves the head synchronization around them.
-    {"LRNFallback", R"(type: "LRN" lrn_param { local_size: 3 })",
-     {2, 5, 3, 3}, 1},
+    {"LRN", R"(type: "LRN" lrn_param { local_size: 3 })", {2, 5, 3, 3}, 1},
+    {"LRNBeta", R"(type: "LRN" lrn_param { local_size: 5 beta: 0.6 k: 2 })",
+     {2, 7, 4, 3}, 1},
+    {"LRNWithinFallback", R"(type: "LRN" lrn_param { local_size: 3
+       norm_region: WITHIN_CHANNEL })",
+     {2, 3, 5, 5}, 1},
     {"EltwiseFallback", R"(type: "Eltwise")", {2, 3, 4, 4}, 2},
 };
 

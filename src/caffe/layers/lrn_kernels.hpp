@@ -1,0 +1,103 @@
+// lrn_kernels.hpp: LRN's ACROSS_CHANNELS bodies for the GPU (lrn_layer.cu),
+// and the power both devices use.
+//
+// The CPU loops in lrn_layer.cpp run over chunks of positions with
+// scratch buffers, which a GPU thread cannot have; these bodies give each
+// thread one spatial position (n, h, w) and walk its channels, doing the
+// same operations in the same order as those loops: the window sums add
+// channels in ascending order, the backward ratio is dy * x * p / s with
+// p = s^-beta (NegPow), so their results equal the CPU layer's exactly
+// (test_gpu_bodies.cpp runs them on the CPU and compares).  The backward
+// body recomputes each neighbour's ratio instead of keeping it (local_size
+// times the divisions; no scratch).  WITHIN_CHANNEL runs its CPU code in
+// GPU mode.
+#ifndef CAFFE_LRN_KERNELS_HPP_
+#define CAFFE_LRN_KERNELS_HPP_
+
+#include <cmath>
+
+#include "caffe/util/elementwise.hpp"
+
+namespace caffe {
+
+// s^-beta.  Caffe's nets use beta = 0.75, where 1/sqrt(s) * sqrt(1/sqrt(s))
+// is several times cheaper than pow and as accurate (a few ulp).
+template <typename Dtype>
+struct NegPow {
+  Dtype beta;
+  bool three_quarters;
+  explicit NegPow(Dtype b) : beta(b), three_quarters(b == Dtype(0.75)) {}
+  CAFFE_KERNEL Dtype operator()(Dtype s) const {
+    if (three_quarters) {
+      const Dtype r = Dtype(1) / std::sqrt(s);
+      return r * std::sqrt(r);
+    }
+    return std::pow(s, -beta);
+  }
+};
+
+// The geometry of one ACROSS_CHANNELS layer: index p = n * plane + s.
+struct LrnAcross {
+  int channels;
+  long plane;  // height * width
+  int pre_pad;  // (local_size - 1) / 2
+  CAFFE_KERNEL long Base(long p) const {
+    return (p / plane) * channels * plane + p % plane;
+  }
+  CAFFE_KERNEL int Begin(int c) const { return c - pre_pad > 0 ? c - pre_pad : 0; }
+  CAFFE_KERNEL int End(int c) const {
+    return c + pre_pad + 1 < channels ? c + pre_pad + 1 : channels;
+  }
+};
+
+// scale = shift + coeff * sum of x^2 over the window; y = x * scale^-beta.
+template <typename Dtype>
+struct LrnAcrossForward {
+  const Dtype* x;
+  Dtype* scale;
+  Dtype* y;
+  LrnAcross g;
+  Dtype shift, coeff;
+  NegPow<Dtype> neg_pow;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long base = g.Base(p);
+    for (int c = 0; c < g.channels; ++c) {
+      Dtype sum = 0;
+      for (int c2 = g.Begin(c); c2 < g.End(c); ++c2) {
+        const Dtype v = x[base + c2 * g.plane];
+        sum += v * v;
+      }
+      const long at = base + c * g.plane;
+      scale[at] = shift + coeff * sum;
+      y[at] = x[at] * neg_pow(scale[at]);
+    }
+  }
+};
+
+// dx = dy p - factor * x * sum over the window of dy x p / s, p = s^-beta.
+template <typename Dtype>
+struct LrnAcrossBackward {
+  const Dtype* x;
+  const Dtype* scale;
+  const Dtype* dy;
+  Dtype* dx;
+  LrnAcross g;
+  Dtype factor;
+  NegPow<Dtype> neg_pow;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long base = g.Base(p);
+    for (int c = 0; c < g.channels; ++c) {
+      Dtype sum = 0;
+      for (int c2 = g.Begin(c); c2 < g.End(c); ++c2) {
+        const long at2 = base + c2 * g.plane;
+        sum += dy[at2] * x[at2] * neg_pow(scale[at2]) / scale[at2];
+      }
+      const long at = base + c * g.plane;
+      dx[at] = dy[at] * neg_pow(scale[at]) - factor * x[at] * sum;
+    }
+  }
+};
+
+}  // namespace caffe
+
+#endif  // CAFFE_LRN_KERNELS_HPP_
