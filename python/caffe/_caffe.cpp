@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,6 +113,19 @@ py::array BlobView(const PyBlob& b, bool diff) {
   py::capsule base(owner, [](void* p) { delete static_cast<ViewOwner*>(p); });
   return py::array_t<float>(shape, ptr, base);
 }
+
+#ifdef USE_CUDA
+// The GPU address of a blob's data or diff, as master's `_gpu_data_ptr`
+// (for handing to other CUDA libraries).  The const accessor is the guard
+// (mem_param's readability, and "no GPU" without one); the writable
+// pointer is taken only after it passed.
+uintptr_t GpuPointer(const PyBlob& b, bool diff) {
+  Blob<float>& blob = *b.blob;
+  (void)(diff ? blob.gpu_diff() : blob.gpu_data());
+  return reinterpret_cast<uintptr_t>(diff ? blob.mutable_gpu_diff()
+                                          : blob.mutable_gpu_data());
+}
+#endif
 
 vector<Blob<float>*> RawBlobs(const vector<PyBlob>& blobs) {
   vector<Blob<float>*> raw;
@@ -710,6 +724,12 @@ PYBIND11_MODULE(_caffe, m) {
           "data", [](const PyBlob& b) { return BlobView(b, false); })
       .def_property_readonly(
           "diff", [](const PyBlob& b) { return BlobView(b, true); })
+#ifdef USE_CUDA
+      .def_property_readonly(
+          "_gpu_data_ptr", [](const PyBlob& b) { return GpuPointer(b, false); })
+      .def_property_readonly(
+          "_gpu_diff_ptr", [](const PyBlob& b) { return GpuPointer(b, true); })
+#endif
       .def("__repr__", [](const PyBlob& b) {
         return "<caffe.Blob " + (b.name.empty() ? "" : "'" + b.name + "' ") +
                b.blob->shape_string() + ">";

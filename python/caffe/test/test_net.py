@@ -443,6 +443,17 @@ def test_module_functions(ip_file):
     caffe.init_log()
     caffe.init_log(2)      # idempotent: glog is initialized once
     caffe.log('pycaffe test log line')
+    # master's GPU pointers: in a CUDA build an int, or without a GPU the
+    # reason; a CPU-only build has no such attribute (as BVLC's).
+    blob = caffe.Blob([2, 3])
+    blob.data[...] = 1
+    if hasattr(caffe.Blob, '_gpu_data_ptr'):
+        for name in ('_gpu_data_ptr', '_gpu_diff_ptr'):
+            try:
+                assert getattr(blob, name) > 0
+            except caffe.CaffeError as e:
+                assert 'GPU' in str(e)
+        assert (blob.data == 1).all()   # the CPU copy is untouched
     assert caffe.has_nccl() is False
     with pytest.raises(RuntimeError):
         caffe.NCCL(None, '')
