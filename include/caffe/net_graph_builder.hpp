@@ -20,6 +20,8 @@
 #define CAFFE_NET_GRAPH_BUILDER_HPP_
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "caffe/mem/net_graph.hpp"
 #include "caffe/util/layer_costs.hpp"
@@ -28,6 +30,13 @@ namespace caffe {
 
 template <typename Dtype>
 class Net;
+
+// Why each blob of `net` never shares memory, first reason wins: "net
+// input", "net output", "data layer top", "loss"; "" when it may.  The
+// graph's pins and the net's gradient aliasing (Net::AliasGradients'
+// readable blobs) both come from here.
+template <typename Dtype>
+std::vector<std::string> NetBlobPins(const Net<Dtype>& net);
 
 template <typename Dtype>
 class NetGraphSource : public mem::GraphSource {

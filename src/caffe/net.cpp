@@ -278,17 +278,12 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   if (planned) {
     LendKeptOutputs();
     if (mp.share_diff()) {
-      std::set<int> readable(net_input_blob_indices_.begin(),
-                             net_input_blob_indices_.end());
-      readable.insert(net_output_blob_indices_.begin(),
-                      net_output_blob_indices_.end());
-      for (size_t i = 0; i < layers_.size(); ++i)
-        if (bottom_vecs_[i].empty())
-          readable.insert(top_id_vecs_[i].begin(), top_id_vecs_[i].end());
-      for (size_t id = 0; id < blobs_.size(); ++id)
-        if (id < blob_loss_weights_.size() &&
-            blob_loss_weights_[id] != Dtype(0))
-          readable.insert(static_cast<int>(id));
+      // What the caller reads stays its own: the blobs the plan pins and
+      // each exclude_blob.
+      std::set<int> readable;
+      const std::vector<std::string> pins = NetBlobPins(*this);
+      for (size_t id = 0; id < pins.size(); ++id)
+        if (!pins[id].empty()) readable.insert(static_cast<int>(id));
       for (const string& name : mp.exclude_blob()) {
         auto it = blob_names_index_.find(name);
         if (it != blob_names_index_.end()) readable.insert(it->second);

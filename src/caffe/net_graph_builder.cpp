@@ -45,6 +45,28 @@ double ForwardCostOf(Layer<Dtype>& layer, const Blob<Dtype>& top) {
 }  // namespace
 
 template <typename Dtype>
+std::vector<std::string> NetBlobPins(const Net<Dtype>& net) {
+  std::vector<std::string> pins(net.blobs().size());
+  auto pin = [&pins](int id, const char* why) {
+    if (pins[id].empty()) pins[id] = why;
+  };
+  for (int id : net.input_blob_indices()) pin(id, "net input");
+  for (int id : net.output_blob_indices()) pin(id, "net output");
+  for (size_t i = 0; i < net.layers().size(); ++i)
+    if (net.bottom_ids(static_cast<int>(i)).empty())
+      for (int id : net.top_ids(static_cast<int>(i)))
+        pin(id, "data layer top");
+  for (size_t id = 0; id < net.blobs().size(); ++id)
+    if (net.blob_loss_weights().size() > id &&
+        net.blob_loss_weights()[id] != Dtype(0))
+      pin(static_cast<int>(id), "loss");
+  return pins;
+}
+
+template std::vector<std::string> NetBlobPins(const Net<float>&);
+template std::vector<std::string> NetBlobPins(const Net<double>&);
+
+template <typename Dtype>
 mem::NetGraph NetGraphSource<Dtype>::Graph() const {
   const Net<Dtype>& net = *net_;
   mem::NetGraph g;
@@ -54,6 +76,7 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
   g.element_bytes = sizeof(Dtype);
   MemoryIndex<Dtype> index(&g);
   const int num_layers = static_cast<int>(net.layers().size());
+  const std::vector<std::string> pins = NetBlobPins(net);
   for (size_t id = 0; id < net.blobs().size(); ++id) {
     const Blob<Dtype>& blob = *net.blobs()[id];
     mem::GraphBlob b;
@@ -61,20 +84,9 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     b.data = index.Of(blob.data().get());
     b.diff = index.Of(blob.diff().get());
     b.count_bytes = static_cast<size_t>(blob.count()) * sizeof(Dtype);
+    b.pin = pins[id];
     g.blobs.push_back(b);
   }
-  auto pin = [&g](int id, const char* why) {
-    if (g.blobs[id].pin.empty()) g.blobs[id].pin = why;
-  };
-  for (int id : net.input_blob_indices()) pin(id, "net input");
-  for (int id : net.output_blob_indices()) pin(id, "net output");
-  for (int i = 0; i < num_layers; ++i)
-    if (net.bottom_ids(i).empty())
-      for (int id : net.top_ids(i)) pin(id, "data layer top");
-  for (size_t id = 0; id < net.blobs().size(); ++id)
-    if (net.blob_loss_weights().size() > id &&
-        net.blob_loss_weights()[id] != Dtype(0))
-      pin(static_cast<int>(id), "loss");
 
   for (int i = 0; i < num_layers; ++i) {
     Layer<Dtype>& layer = *net.layers()[i];
