@@ -125,15 +125,15 @@ std::vector<int> NetMemory::ChooseBoundaries() {
       // The bisection's split and SQRT's family compete: every fitting
       // split, with the expensive outputs it has room to keep, and the
       // least extra forward cost wins.
-      std::vector<std::pair<std::vector<int>, size_t> > fitting;  // + peak
-      if (r.fits) fitting.push_back({r.boundaries, r.peak});
+      std::vector<std::vector<int> > fitting;
+      if (r.fits) fitting.push_back(r.boundaries);
       size_t smallest = r.smallest_peak;
       for (const std::vector<int>& b : mem::SublinearSplits(
                facts_.boundary_candidates, facts_.layer_bytes,
                facts_.crossing_bytes)) {
         const size_t p = PlannedBytes(b);
         smallest = std::min(smallest, p);
-        if (p <= budget) fitting.push_back({b, p});
+        if (p <= budget) fitting.push_back(b);
       }
       CAFFE_CHECK(!fitting.empty())
           << "mem_param.recompute: no recomputation plan of net '"
@@ -144,8 +144,8 @@ std::vector<int> NetMemory::ChooseBoundaries() {
           << param_.level() << "); set memory_budget_mb to at least that";
       // The cheapest few before keeping (each keeping pass is many plans).
       std::vector<std::pair<double, std::vector<int> > > by_cost;
-      for (const auto& f : fitting)
-        by_cost.push_back({ExtraCost(f.first), f.first});
+      for (const std::vector<int>& b : fitting)
+        by_cost.push_back({ExtraCost(b), b});
       std::stable_sort(by_cost.begin(), by_cost.end(),
                        [](const std::pair<double, std::vector<int> >& a,
                           const std::pair<double, std::vector<int> >& b) {
