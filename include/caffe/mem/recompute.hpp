@@ -28,7 +28,8 @@
 //    searches the last boundary exactly by bisection over the candidates,
 //    which assumes that moving the last boundary later never raises the
 //    best peak (recomputing more keeps less); the boundaries before it are
-//    an equal-bytes split, the best of k = 1..K segments.  So the extra
+//    an equal-bytes split, the best of k = 1..K segments, or the split
+//    that is optimal for Chen's segment model (ModelPeak).  So the extra
 //    work is minimal among the plans tried; the peak is the planner's.
 #ifndef CAFFE_MEM_RECOMPUTE_HPP_
 #define CAFFE_MEM_RECOMPUTE_HPP_
@@ -89,7 +90,9 @@ std::vector<int> ThresholdBoundaries(const std::vector<int>& candidates,
                                      double threshold);
 
 // The distinct non-empty splits of the sublinear family: the equal-bytes
-// sqrt split and threshold splits over a geometric grid of thresholds.
+// sqrt split, threshold splits over a geometric grid of thresholds, and
+// the model-optimal splits (MinModelPeakSplit) ending at 16 cuts spread
+// over the net.
 std::vector<std::vector<int> > SublinearSplits(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     const std::vector<double>& crossing_bytes);
@@ -101,6 +104,27 @@ std::vector<int> BestSublinearBoundaries(
     const std::vector<double>& crossing_bytes,
     const std::function<size_t(const std::vector<int>&)>& peak_of);
 
+// Chen et al.'s segment model of a split's peak: while segment j's
+// backward runs, the bytes crossing every cut before it (what the
+// recomputations still to come need) and segment j's interior (the
+// layer_bytes it writes) are live; when backward starts, every cut's
+// crossing bytes and the last segment, which is never recomputed.
+// `boundaries` ascending; the peak is the largest of those sums.
+double ModelPeak(const std::vector<int>& boundaries,
+                 const std::vector<double>& layer_bytes,
+                 const std::vector<double>& crossing_bytes);
+
+// The split of layers [0, last] into segments, `last` ending the last
+// recomputed one, with the least ModelPeak over every choice of cuts
+// among `candidates` (sorted; must hold `last`): a dynamic program over
+// the cuts for a cap on the peak, the cap found by bisection, so the
+// result is optimal for the model (exact up to a relative 1e-9).
+// Returned ascending, ending with `last`.
+std::vector<int> MinModelPeakSplit(const std::vector<int>& candidates,
+                                   const std::vector<double>& layer_bytes,
+                                   const std::vector<double>& crossing_bytes,
+                                   int last);
+
 struct BudgetResult {
   bool fits = false;
   std::vector<int> boundaries;    // the choice when it fits
@@ -108,11 +132,14 @@ struct BudgetResult {
   size_t smallest_peak = 0;       // the least peak found (when none fits)
 };
 
-// peak_of(boundaries) is the planned peak of that choice.
+// peak_of(boundaries) is the planned peak of that choice.  With
+// crossing_bytes, the split before each last boundary tried includes the
+// model-optimal one (MinModelPeakSplit) besides the equal-bytes splits.
 BudgetResult FitBudget(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     size_t budget,
-    const std::function<size_t(const std::vector<int>&)>& peak_of);
+    const std::function<size_t(const std::vector<int>&)>& peak_of,
+    const std::vector<double>* crossing_bytes = nullptr);
 
 }  // namespace mem
 }  // namespace caffe

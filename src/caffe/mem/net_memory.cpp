@@ -120,7 +120,7 @@ std::vector<int> NetMemory::ChooseBoundaries() {
           static_cast<size_t>(rp.memory_budget_mb() * 1024.0 * 1024.0);
       const mem::BudgetResult r =
           mem::FitBudget(facts_.boundary_candidates, facts_.layer_bytes,
-                         budget, peak_of);
+                         budget, peak_of, &facts_.crossing_bytes);
       if (r.fits && r.boundaries.empty()) return {};
       // The bisection's split and SQRT's family compete: every fitting
       // split, with the expensive outputs it has room to keep, and the

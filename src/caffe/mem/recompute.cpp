@@ -132,6 +132,12 @@ std::vector<std::vector<int> > SublinearSplits(
   // Segment sizes from half the net down to 1/128 of it.
   for (double t = total / 2; t >= total / 128; t /= 1.1)
     add(ThresholdBoundaries(candidates, layer_bytes, crossing_bytes, t));
+  // The model-optimal splits ending at 16 cuts spread over the net.
+  const int n = static_cast<int>(candidates.size());
+  const int kLasts = 16;
+  for (int k = 1; k <= kLasts && n > 0; ++k)
+    add(MinModelPeakSplit(candidates, layer_bytes, crossing_bytes,
+                          candidates[std::min(n - 1, (n * k) / kLasts)]));
   return splits;
 }
 
@@ -152,10 +158,96 @@ std::vector<int> BestSublinearBoundaries(
   return best;
 }
 
+namespace {
+
+// Bytes layers [a + 1, b] write, from prefix sums.
+double Interior(const std::vector<double>& prefix, int a, int b) {
+  return prefix[b + 1] - prefix[a + 1];
+}
+
+std::vector<double> Prefix(const std::vector<double>& layer_bytes) {
+  std::vector<double> prefix(layer_bytes.size() + 1, 0.0);
+  for (size_t i = 0; i < layer_bytes.size(); ++i)
+    prefix[i + 1] = prefix[i] + layer_bytes[i];
+  return prefix;
+}
+
+}  // namespace
+
+double ModelPeak(const std::vector<int>& boundaries,
+                 const std::vector<double>& layer_bytes,
+                 const std::vector<double>& crossing_bytes) {
+  const std::vector<double> prefix = Prefix(layer_bytes);
+  const int num_layers = static_cast<int>(layer_bytes.size());
+  double kept = 0, peak = 0;
+  int begin = -1;  // the cut before the segment
+  for (int b : boundaries) {
+    peak = std::max(peak, kept + Interior(prefix, begin, b));
+    kept += crossing_bytes[b];
+    begin = b;
+  }
+  return std::max(peak, kept + Interior(prefix, begin, num_layers - 1));
+}
+
+std::vector<int> MinModelPeakSplit(const std::vector<int>& candidates,
+                                   const std::vector<double>& layer_bytes,
+                                   const std::vector<double>& crossing_bytes,
+                                   int last) {
+  const std::vector<double> prefix = Prefix(layer_bytes);
+  const int num_layers = static_cast<int>(layer_bytes.size());
+  std::vector<int> cuts;  // the candidates up to last: the DP's nodes
+  for (int c : candidates)
+    if (c <= last) cuts.push_back(c);
+  if (cuts.empty() || cuts.back() != last) return {last};
+  const int m = static_cast<int>(cuts.size());
+  const double inf = std::numeric_limits<double>::infinity();
+  // kept[j]: the least crossing bytes kept after cut j over the splits
+  // reaching it with every segment's term within the cap; from[j]: the
+  // cut before (-1: the start).
+  std::vector<double> kept(m);
+  std::vector<int> from(m);
+  auto feasible = [&](double cap) {
+    for (int j = 0; j < m; ++j) {
+      kept[j] = inf;
+      if (Interior(prefix, -1, cuts[j]) <= cap) {
+        kept[j] = crossing_bytes[cuts[j]];
+        from[j] = -1;
+      }
+      for (int i = 0; i < j; ++i) {
+        if (kept[i] == inf) continue;
+        if (kept[i] + Interior(prefix, cuts[i], cuts[j]) > cap) continue;
+        const double k = kept[i] + crossing_bytes[cuts[j]];
+        if (k < kept[j]) {
+          kept[j] = k;
+          from[j] = i;
+        }
+      }
+    }
+    return kept[m - 1] != inf &&
+           kept[m - 1] + Interior(prefix, last, num_layers - 1) <= cap;
+  };
+  double lo = 0, hi = prefix[num_layers] * 2 + 1;
+  for (double c : crossing_bytes) hi += c;
+  for (int it = 0; it < 200 && hi - lo > 1e-9 * hi; ++it) {
+    const double mid = (lo + hi) / 2;
+    if (feasible(mid)) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  feasible(hi);
+  std::vector<int> split;
+  for (int j = m - 1; j >= 0; j = from[j]) split.push_back(cuts[j]);
+  std::reverse(split.begin(), split.end());
+  return split;
+}
+
 BudgetResult FitBudget(
     const std::vector<int>& candidates, const std::vector<double>& layer_bytes,
     size_t budget,
-    const std::function<size_t(const std::vector<int>&)>& peak_of) {
+    const std::function<size_t(const std::vector<int>&)>& peak_of,
+    const std::vector<double>* crossing_bytes) {
   BudgetResult result;
   const size_t none = peak_of({});
   result.smallest_peak = none;
@@ -182,6 +274,12 @@ BudgetResult FitBudget(
       b.push_back(candidates[t]);
       if (k > 1 && b == previous) continue;  // no new split at this k
       previous = b;
+      const size_t p = peak_of(b);
+      if (p < best.first) best = {p, b};
+    }
+    if (crossing_bytes) {
+      const std::vector<int> b = MinModelPeakSplit(
+          candidates, layer_bytes, *crossing_bytes, candidates[t]);
       const size_t p = peak_of(b);
       if (p < best.first) best = {p, b};
     }

@@ -1,8 +1,10 @@
 // The pure recomputation module (mem/recompute.hpp) on synthetic layer
-// sequences: segments, the step schedule, extra work, and the choice of
-// boundaries for SQRT and BUDGET.
+// sequences: segments, the step schedule, extra work, the choice of
+// boundaries for SQRT and BUDGET, and the segment model's optimal split.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -133,6 +135,69 @@ TEST(RecomputePlanTest, ThresholdCutsWhereTheFewestBytesCross) {
                                       [](const std::vector<int>& b) {
                                         return b.empty() ? size_t(1) : 2;
                                       }).empty());
+}
+
+}  // namespace
+}  // namespace mem
+}  // namespace caffe
+
+namespace caffe {
+namespace mem {
+namespace {
+
+TEST(RecomputePlanTest, ModelPeakCountsKeptCutsAndTheLiveSegment) {
+  // Layers of 10, 20, 30, 40 bytes; cuts after 0 and 2 keep 5 and 7.
+  const std::vector<double> bytes = {10, 20, 30, 40};
+  const std::vector<double> crossing = {5, 6, 7, 8};
+  // Segments: [0] (10), [1, 2] with 5 kept (55), [3] live with 12 kept
+  // when backward starts (52).
+  EXPECT_DOUBLE_EQ(55, ModelPeak({0, 2}, bytes, crossing));
+  EXPECT_DOUBLE_EQ(100, ModelPeak({}, bytes, crossing));
+  // One cut after 2: [0, 2] (60), then [3] with 7 kept (47).
+  EXPECT_DOUBLE_EQ(60, ModelPeak({2}, bytes, crossing));
+}
+
+// The dynamic program's split is the best of every subset of cuts (brute
+// force), for random chains.
+TEST(RecomputePlanTest, ModelOptimalSplitBeatsEverySubset) {
+  unsigned int seed = 12345;
+  auto next = [&seed]() {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % 1000;
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 3 + static_cast<int>(next() % 10);
+    std::vector<double> bytes(n), crossing(n);
+    for (int i = 0; i < n; ++i) {
+      bytes[i] = 1 + next() % 100;
+      crossing[i] = next() % 60;
+    }
+    std::vector<int> candidates;
+    for (int i = 0; i + 1 < n; ++i)
+      if (next() % 4 != 0) candidates.push_back(i);
+    if (candidates.empty()) continue;
+    const int last = candidates[next() % candidates.size()];
+    std::vector<int> before;  // candidates before last: subsets of these
+    for (int c : candidates)
+      if (c < last) before.push_back(c);
+    double best = std::numeric_limits<double>::infinity();
+    for (unsigned mask = 0; mask < (1u << before.size()); ++mask) {
+      std::vector<int> split;
+      for (size_t k = 0; k < before.size(); ++k)
+        if (mask & (1u << k)) split.push_back(before[k]);
+      split.push_back(last);
+      best = std::min(best, ModelPeak(split, bytes, crossing));
+    }
+    const std::vector<int> dp =
+        MinModelPeakSplit(candidates, bytes, crossing, last);
+    ASSERT_FALSE(dp.empty());
+    EXPECT_EQ(dp.back(), last);
+    for (int c : dp)
+      EXPECT_TRUE(std::find(candidates.begin(), candidates.end(), c) !=
+                  candidates.end());
+    EXPECT_LE(ModelPeak(dp, bytes, crossing), best * (1 + 1e-9) + 1e-9)
+        << "trial " << trial;
+  }
 }
 
 }  // namespace
