@@ -18,12 +18,15 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "caffe/caffe.hpp"
 #include "caffe/memory_resource.hpp"
 #include "caffe/parallel/distributed.hpp"
+#include "caffe/parallel/multi_device.hpp"
+#include "caffe/parallel/nccl_communicator.hpp"
 #include "caffe/util/layer_costs.hpp"
 #include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
@@ -42,9 +45,10 @@ using caffe::string;
 using caffe::vector;
 
 DEFINE_string(gpu, "",
-              "GPU id to run on ('0', or 'all' on a one-GPU machine); without "
-              "it, the CPU.  Several GPUs in one process are not supported "
-              "yet.");
+              "GPU ids to run on: '0', '0,1' or 'all'; without it, the CPU.  "
+              "'train' on several GPUs trains one model with NCCL (a thread "
+              "per GPU); 'test' and 'time' use the first.  Under mpirun each "
+              "rank takes the listed GPU of its local rank.");
 DEFINE_string(solver, "", "The solver definition protocol buffer text file.");
 DEFINE_string(model, "", "The model definition protocol buffer text file.");
 DEFINE_string(phase, "", "Network phase (TRAIN or TEST). Only used for 'time'.");
@@ -105,12 +109,13 @@ vector<string> SplitList(const string& s) {
   return out;
 }
 
-// The mode from --gpu, as Caffe 1.0 reads it: empty means the CPU, "all"
-// every GPU, "0" or "0,1" those ids.  One GPU per process for now: several
-// in one process need the NCCL path, which this build does not have yet.
-void SelectDevice() {
+// The GPUs from --gpu, as Caffe 1.0 reads it: empty means the CPU, "all"
+// every GPU, "0" or "0,1" those ids.  Selects the first (or, under mpirun,
+// the one of this rank's local rank) and returns them all; `several` says
+// whether the caller trains on several.
+vector<int> SelectDevice(bool several = false) {
   Caffe::set_mode(Caffe::CPU);
-  if (FLAGS_gpu.empty()) return;
+  if (FLAGS_gpu.empty()) return {};
   string why;
   const int count = Caffe::GpuCount(&why);
   if (count == 0)
@@ -130,12 +135,37 @@ void SelectDevice() {
       ids.push_back(static_cast<int>(value));
     }
   }
-  if (ids.size() > 1)
-    throw Error("--gpu=" + FLAGS_gpu + ": training on several GPUs in one "
-                "process (NCCL) is not in this build yet; give one GPU id");
-  Caffe::SetDevice(ids[0]);
+  int chosen = ids[0];
+  if (caffe::DistributedCommunicator() && ids.size() > 1) {
+    // One GPU per rank of an mpirun job: the local rank's.
+    const int local = caffe::LaunchLocalRank();
+    if (local >= static_cast<int>(ids.size()))
+      throw Error("--gpu=" + FLAGS_gpu + " names " +
+                  std::to_string(ids.size()) + " GPUs, but local rank " +
+                  std::to_string(local) + " of this machine needs one of "
+                  "its own");
+    chosen = ids[local];
+    ids = {chosen};
+  } else if (ids.size() > 1 && !several) {
+    LOG(INFO) << "--gpu=" << FLAGS_gpu << ": using the first, GPU " << chosen;
+  }
+  Caffe::SetDevice(chosen);
   Caffe::set_mode(Caffe::GPU);
-  LOG(INFO) << "Using GPU " << ids[0];
+  LOG(INFO) << "Using GPU " << chosen;
+  return ids;
+}
+
+// Under mpirun on GPUs, the solver's collectives go over NCCL (its id
+// handed out over MPI); MPI still ends the job on an error.
+std::unique_ptr<caffe::Communicator> JoinNcclUnderMpi() {
+  caffe::Communicator* mpi = caffe::DistributedCommunicator();
+  if (!mpi || Caffe::mode() != Caffe::GPU) return nullptr;
+  if (!caffe::NcclSupported()) {
+    LOG(WARNING) << "No NCCL in this build: gradients go through MPI and "
+                    "host memory";
+    return nullptr;
+  }
+  return caffe::JoinNccl(mpi);
 }
 
 caffe::Phase GetPhase(caffe::Phase default_phase) {
@@ -200,7 +230,7 @@ int train() {
       LOG(INFO) << "solver_mode is GPU but " << why << "; using the CPU.";
     }
   }
-  SelectDevice();
+  const vector<int> gpus = SelectDevice(true);
   const SolverAction::Enum on_int = ParseEffect(FLAGS_sigint_effect);
   const SolverAction::Enum on_hup = ParseEffect(FLAGS_sighup_effect);
   const SolverAction::Enum on_usr1 = ParseEffect(FLAGS_sigusr1_effect);
@@ -210,21 +240,33 @@ int train() {
   if (on_usr1 != SolverAction::NONE) std::signal(SIGUSR1, HandleSignal);
   if (on_usr2 != SolverAction::NONE) std::signal(SIGUSR2, HandleSignal);
 
-  shared_ptr<Solver<float> > solver(
-      caffe::SolverRegistry<float>::CreateSolver(solver_param));
-  solver->SetActionFunction([on_int, on_hup, on_usr1, on_usr2]() {
-    if (g_sigint.exchange(0)) return on_int;
-    if (g_sighup.exchange(0)) return on_hup;
-    if (g_sigusr1.exchange(0)) return on_usr1;
-    if (g_sigusr2.exchange(0)) return on_usr2;
-    return SolverAction::NONE;
-  });
-  if (!FLAGS_snapshot.empty()) {
-    LOG(INFO) << "Resuming from " << FLAGS_snapshot;
-    solver->Solve(FLAGS_snapshot);
+  auto solve = [&]() {
+    shared_ptr<Solver<float> > solver(
+        caffe::SolverRegistry<float>::CreateSolver(solver_param));
+    solver->SetActionFunction([on_int, on_hup, on_usr1, on_usr2]() {
+      if (g_sigint.exchange(0)) return on_int;
+      if (g_sighup.exchange(0)) return on_hup;
+      if (g_sigusr1.exchange(0)) return on_usr1;
+      if (g_sigusr2.exchange(0)) return on_usr2;
+      return SolverAction::NONE;
+    });
+    if (!FLAGS_snapshot.empty()) {
+      LOG(INFO) << "Resuming from " << FLAGS_snapshot;
+      solver->Solve(FLAGS_snapshot);
+    } else {
+      if (!FLAGS_weights.empty()) CopyLayers(solver.get(), FLAGS_weights);
+      solver->Solve();
+    }
+  };
+  if (gpus.size() > 1) {
+    // Caffe 1.0's multi-GPU training: a solver per GPU, one model.
+    LOG(INFO) << "Training on " << gpus.size() << " GPUs with NCCL";
+    caffe::RunOnGpus(gpus, [&](int) { solve(); });
   } else {
-    if (!FLAGS_weights.empty()) CopyLayers(solver.get(), FLAGS_weights);
-    solver->Solve();
+    const std::unique_ptr<caffe::Communicator> nccl = JoinNcclUnderMpi();
+    const caffe::ThreadCommunicatorScope scope(
+        nccl ? nccl.get() : caffe::ThreadCommunicatorOrNull());
+    solve();
   }
   LOG(INFO) << "Optimization Done.";
   return 0;

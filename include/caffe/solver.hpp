@@ -29,6 +29,7 @@
 
 namespace caffe {
 
+class Communicator;
 template <typename Dtype>
 class DataParallel;
 
@@ -81,6 +82,13 @@ class Solver {
   vector<vector<Dtype> > TestAll();
   // The data-parallel partner, null unless N > 1 ranks train together.
   DataParallel<Dtype>* data_parallel() { return data_parallel_.get(); }
+  // Makes this solver one rank of a data-parallel job through `comm`, as
+  // pycaffe's caffe.NCCL(solver, uid) does (the job's size and this rank
+  // are comm's); the solver keeps comm.  Rank 0's weights and state reach
+  // every rank at the next Solve or Step, or at SyncDataParallelState().
+  void JoinDataParallel(shared_ptr<Communicator> comm);
+  // Copies rank 0's weights, solver state and counters to every rank.
+  void SyncDataParallelState();
 
   // Caffe master's Solver::Callback.  Every iteration of Step, on_start
   // runs after the test (if any) and before the forward/backward passes;
@@ -139,8 +147,7 @@ class Solver {
   virtual vector<Blob<Dtype>*> StateBlobs() { return {}; }
   // Data-parallel: seeds, the start-up check (Init) and rank 0's state on
   // every rank (before the first iteration and after each Restore).
-  void InitDataParallel();
-  void SyncDataParallelState();
+  void InitDataParallel(Communicator* comm);
 
   SolverParameter param_;
   int iter_;
@@ -154,6 +161,7 @@ class Solver {
   bool run_fits_checked_ = false;
   vector<Callback*> callbacks_;
   vector<shared_ptr<Callback> > owned_callbacks_;
+  shared_ptr<Communicator> joined_communicator_;  // outlives data_parallel_
   std::unique_ptr<DataParallel<Dtype> > data_parallel_;
   bool state_synced_ = false;
 

@@ -37,6 +37,7 @@
 #include "caffe/sgd_solvers.hpp"
 #include "caffe/util/host_memory_room.hpp"
 #include "caffe/parallel/distributed.hpp"
+#include "caffe/parallel/nccl_communicator.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
@@ -570,7 +571,15 @@ class Timer {
   bool has_run_ = false;
 };
 
-struct NcclUnavailable {};
+// caffe.NCCL(solver, uid), master's multi-GPU API: the solver becomes one
+// rank (caffe.solver_rank() of caffe.solver_count()) of a job whose
+// gradients NCCL sums on the GPUs (Solver::JoinDataParallel).  The
+// solver's own data-parallel partner does the work, so
+// solver.add_callback(nccl) and net.after_backward(nccl) only check that
+// they name this solver's NCCL (overlap follows layer_wise_reduce).
+struct PyNccl {
+  shared_ptr<SolverF> solver;
+};
 
 // A layer's learnable blobs (Layer.blobs); add_blob is for Python layers'
 // setup.
@@ -658,12 +667,14 @@ PYBIND11_MODULE(_caffe, m) {
   m.def("set_solver_count", &Caffe::set_solver_count);
   m.def("solver_rank", &Caffe::solver_rank);
   m.def("set_solver_rank", &Caffe::set_solver_rank);
+  // One process per GPU (master's multiprocess mode) is what caffe.NCCL
+  // does anyway; the flag is accepted where NCCL is built in.
   m.def("set_multiprocess", [](bool multiprocess) {
-    if (multiprocess)
+    if (multiprocess && !NcclSupported())
       throw Error("set_multiprocess(True): this LeanCaffe build has no "
                   "multi-GPU (NCCL) support");
   });
-  m.def("has_nccl", []() { return false; });
+  m.def("has_nccl", &NcclSupported);
   // Data-parallel jobs (mpirun -np N python3 script.py): starts MPI when
   // mpirun launched this process; True when N > 1 ranks train together.
   m.def("_init_distributed", [](double timeout) {
@@ -818,6 +829,12 @@ PYBIND11_MODULE(_caffe, m) {
              net.add_before_backward(NetCallbackArg(fn));
            })
       .def("after_backward",
+           [](NetF& net, const PyNccl& nccl) {
+             if (nccl.solver->net().get() != &net)
+               throw Error("after_backward(nccl): this NCCL was made for "
+                           "another solver's net");
+           })
+      .def("after_backward",
            [](NetF& net, py::object fn) {
              net.add_after_backward(NetCallbackArg(fn));
            })
@@ -920,6 +937,13 @@ PYBIND11_MODULE(_caffe, m) {
       // Caffe master: on_start() at the start of each iteration,
       // on_gradients_ready() before its update (solver.hpp).
       .def("add_callback",
+           [](SolverF& s, const PyNccl& nccl) {
+             if (nccl.solver.get() != &s)
+               throw Error("add_callback(nccl): this NCCL was made for "
+                           "another solver");
+           },
+           py::arg("nccl"))
+      .def("add_callback",
            [](SolverF& s, py::object on_start, py::object on_ready) {
              if (!PyCallable_Check(on_start.ptr()) ||
                  !PyCallable_Check(on_ready.ptr()))
@@ -959,8 +983,18 @@ PYBIND11_MODULE(_caffe, m) {
       .def("stop", &Timer::Stop)
       .def_property_readonly("ms", &Timer::MilliSeconds);
 
-  py::class_<NcclUnavailable>(m, "NCCL").def(
-      py::init([](py::args, py::kwargs) -> NcclUnavailable* {
-        throw Error("NCCL: this LeanCaffe build has no multi-GPU support");
-      }));
+  py::class_<PyNccl>(m, "NCCL")
+      .def(py::init([](shared_ptr<SolverF> solver, py::bytes uid) {
+             if (!solver)
+               throw py::type_error("NCCL(solver, uid) needs a solver");
+             std::shared_ptr<Communicator> comm = MakeNcclCommunicator(
+                 uid, Caffe::solver_rank(), Caffe::solver_count());
+             solver->JoinDataParallel(comm);
+             return PyNccl{solver};
+           }),
+           py::arg("solver"), py::arg("uid"))
+      .def_static("new_uid", []() { return py::bytes(NewNcclUid()); })
+      .def("bcast", [](PyNccl& n) {
+        RunReleased([&] { n.solver->SyncDataParallelState(); });
+      });
 }

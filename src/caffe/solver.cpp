@@ -78,7 +78,7 @@ void Solver<Dtype>::Init(const SolverParameter& param) {
   current_step_ = 0;
   smoothed_loss_ = 0;
   if (comm) {
-    InitDataParallel();
+    InitDataParallel(comm);
     // Dropout and other draws made while training differ by rank.
     if (comm->rank() > 0)
       Caffe::set_random_seed(static_cast<unsigned int>(seed) + comm->rank());
@@ -86,10 +86,20 @@ void Solver<Dtype>::Init(const SolverParameter& param) {
 }
 
 template <typename Dtype>
-void Solver<Dtype>::InitDataParallel() {
-  Communicator* comm = DistributedCommunicator();
+void Solver<Dtype>::JoinDataParallel(shared_ptr<Communicator> comm) {
+  if (data_parallel_)
+    throw Error("this solver already trains in a data-parallel job of " +
+                std::to_string(data_parallel_->size()) + " ranks");
+  joined_communicator_ = comm;
+  InitDataParallel(comm.get());
+  state_synced_ = false;
+}
+
+template <typename Dtype>
+void Solver<Dtype>::InitDataParallel(Communicator* comm) {
   data_parallel_.reset(new DataParallel<Dtype>(comm, param_, net_.get()));
-  add_callback(data_parallel_.get());
+  // The gradient sum comes before every other callback.
+  callbacks_.insert(callbacks_.begin(), data_parallel_.get());
   data_parallel_->CheckSameModel(param_);
   int batch = 0;
   if (!net_->top_vecs().empty() && !net_->top_vecs()[0].empty() &&

@@ -1,5 +1,6 @@
 // communicator.hpp: the collectives data-parallel training needs, behind
-// one seam (the MPI implementation lives in src/caffe/parallel/).
+// one seam (the MPI, thread and NCCL implementations live in
+// src/caffe/parallel/).
 //
 // Contract:
 //  * A Communicator is the group of processes (ranks 0..size-1) training
@@ -28,6 +29,12 @@ class Communicator {
   virtual ~Communicator() {}
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  // Whether AllreduceSum/StartAllreduceSum want device (GPU) pointers for
+  // large buffers (NCCL).  Such a communicator still takes host pointers
+  // everywhere, staging them through the device; sums of device memory
+  // are ordered after the work already queued on the device, and Wait
+  // orders later device work after the sum.
+  virtual bool sums_device_memory() const { return false; }
 
   // In place: data[i] = sum over ranks of data[i].
   virtual void AllreduceSum(void* data, size_t count, Type type,

@@ -19,7 +19,10 @@
 //    callback) waits for all of them before the update.  Bucket
 //    buffers are this object's own memory, never the memory plan's arena,
 //    and gradients are copied into them, so a reduction in flight never
-//    aliases a buffer the plan reuses.
+//    aliases a buffer the plan reuses.  Where the communicator sums device
+//    memory (NCCL), the buckets, the copies and the scaling are on the
+//    GPU (the net must run in GPU mode); otherwise all of it is on the
+//    host, as the MPI and thread communicators want.
 //  * Each iteration the ranks agree (one small sum): the displayed loss
 //    is the mean over ranks, and a snapshot or stop any rank was asked for
 //    (signals) happens on all ranks at the same iteration.
@@ -28,6 +31,7 @@
 #ifndef CAFFE_PARALLEL_DATA_PARALLEL_HPP_
 #define CAFFE_PARALLEL_DATA_PARALLEL_HPP_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,7 @@
 #include "caffe/parallel/communicator.hpp"
 #include "caffe/parallel/gradient_buckets.hpp"
 #include "caffe/solver.hpp"
+#include "caffe/syncedmem.hpp"
 
 namespace caffe {
 
@@ -87,6 +92,7 @@ class DataParallel : public Net<Dtype>::Callback,
 
  private:
   void Launch(int bucket);
+  Dtype* BucketData(int bucket);
   string BucketName(int bucket) const;
 
   Communicator* comm_;
@@ -94,7 +100,8 @@ class DataParallel : public Net<Dtype>::Callback,
   bool overlap_;
   vector<GradientToReduce> gradients_;
   vector<GradientBucket> buckets_;
-  vector<vector<Dtype> > buffers_;
+  bool on_device_;  // buckets and gradients on the GPU (see above)
+  vector<std::unique_ptr<SyncedMemory> > buffers_;
   vector<int> handles_;
   int next_bucket_ = 0;
   double exposed_ms_ = 0;

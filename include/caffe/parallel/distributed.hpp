@@ -7,7 +7,10 @@
 //    (MPI_THREAD_FUNNELED: only the thread that started it calls MPI), sets
 //    Caffe::solver_rank/solver_count and registers MPI_Finalize at exit.
 //  * DistributedCommunicator() is null unless a job of two or more ranks
-//    is running.  A build without MPI refuses a multi-rank launch with an
+//    is running.  A thread that trains as one rank of an in-process job
+//    (several devices in one process, multi_device.hpp) has its own
+//    communicator, set with SetThreadCommunicator; it takes precedence
+//    over MPI's for that thread.  A build without MPI refuses a multi-rank launch with an
 //    error instead of training N independent copies.
 //  * Every collective runs under a watchdog: one that takes longer than
 //    dist_timeout() seconds (0: never) prints
@@ -30,12 +33,35 @@ bool LaunchedByMpirun();
 // This process's rank and the job's size as mpirun's environment says,
 // before MPI starts (0 and 1 outside a job).
 int LaunchRank();
+// This process's rank among the job's ranks on its machine (the GPU it
+// takes under mpirun --gpu); the global rank where the launcher does not
+// say.
+int LaunchLocalRank();
 int LaunchSize();
 // Whether this build can run data-parallel jobs (built with MPI).
 bool DistributedSupported();
 
 Communicator* InitDistributed();
 Communicator* DistributedCommunicator();
+// The calling thread's own job communicator (null: none); not owned.
+void SetThreadCommunicator(Communicator* comm);
+Communicator* ThreadCommunicatorOrNull();
+
+// Installs a thread communicator for a scope and puts the previous one
+// back when it ends, however it ends.
+class ThreadCommunicatorScope {
+ public:
+  explicit ThreadCommunicatorScope(Communicator* comm)
+      : previous_(ThreadCommunicatorOrNull()) {
+    SetThreadCommunicator(comm);
+  }
+  ~ThreadCommunicatorScope() { SetThreadCommunicator(previous_); }
+  ThreadCommunicatorScope(const ThreadCommunicatorScope&) = delete;
+  ThreadCommunicatorScope& operator=(const ThreadCommunicatorScope&) = delete;
+
+ private:
+  Communicator* previous_;
+};
 
 void set_dist_timeout(double seconds);
 double dist_timeout();

@@ -144,3 +144,28 @@ def test_solver_param_is_live_for_base_lr(tmp_path):
     assert b.param.display == 0 and b.param.layer_wise_reduce
     with pytest.raises(AttributeError, match='only base_lr'):
         b.param.max_iter = 7
+
+
+def test_nccl_follows_the_build_and_refuses_clearly_without_a_gpu(tmp_path):
+    # master's multi-GPU API: uid = NCCL.new_uid(); nccl = NCCL(solver,
+    # uid); nccl.bcast(); solver.add_callback(nccl). It needs GPU mode (and
+    # a GPU); here it must say so, never crash.
+    solver = fed(caffe.SGDSolver(solver_file(tmp_path, 'SGD')))
+    with pytest.raises(TypeError):
+        caffe.NCCL(None, b'')
+    if caffe.has_nccl():
+        uid = caffe.NCCL.new_uid()
+        assert isinstance(uid, bytes) and len(uid) == 128
+        assert uid != caffe.NCCL.new_uid()
+        caffe.set_multiprocess(True)   # one process per GPU: accepted
+        caffe.set_multiprocess(False)
+        with pytest.raises(caffe.CaffeError, match='128 bytes'):
+            caffe.NCCL(solver, b'short')
+        with pytest.raises(caffe.CaffeError, match='GPU'):
+            caffe.NCCL(solver, uid)
+    else:
+        for call in (caffe.NCCL.new_uid, lambda: caffe.set_multiprocess(True)):
+            with pytest.raises(RuntimeError, match='NCCL'):
+                call()
+    solver.step(1)   # the solver is untouched by the refusals
+    assert solver.iter == 1

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <sstream>
 
+#include "caffe/util/device_math.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -63,14 +64,20 @@ template <typename Dtype>
 DataParallel<Dtype>::DataParallel(Communicator* comm,
                                   const SolverParameter& param,
                                   Net<Dtype>* net)
-    : comm_(comm), net_(net), overlap_(param.layer_wise_reduce()) {
+    : comm_(comm),
+      net_(net),
+      overlap_(param.layer_wise_reduce()),
+      on_device_(comm->sums_device_memory()) {
+  if (on_device_ && Caffe::mode() != Caffe::GPU)
+    throw Error("gradients summed on GPUs (NCCL) need the net in GPU mode: "
+                "select a GPU (caffe --gpu, caffe.set_mode_gpu()) before "
+                "making the solver");
   gradients_ = GradientsToReduce(*net);
   const size_t bucket_limit =
       std::max<uint64_t>(param.reduce_bucket_bytes(), sizeof(Dtype));
   buckets_ = PlanGradientBuckets(gradients_, sizeof(Dtype), bucket_limit);
-  buffers_.resize(buckets_.size());
-  for (size_t b = 0; b < buckets_.size(); ++b)
-    buffers_[b].resize(buckets_[b].count);
+  for (const GradientBucket& bucket : buckets_)
+    buffers_.emplace_back(new SyncedMemory(bucket.count * sizeof(Dtype)));
   handles_.assign(buckets_.size(), -1);
   net_->add_after_backward(this);
 }
@@ -155,19 +162,27 @@ void DataParallel<Dtype>::BroadcastState(const vector<Blob<Dtype>*>& state,
   const vector<shared_ptr<Blob<Dtype> > >& params = net_->params();
   for (size_t p = 0; p < params.size(); ++p) {
     if (net_->param_owners()[p] >= 0) continue;  // shares its owner's data
-    comm_->Broadcast(params[p]->mutable_cpu_data(),
+    comm_->Broadcast(MutableDataOn(on_device_, params[p].get()),
                      params[p]->count() * sizeof(Dtype), 0,
                      "the broadcast of rank 0's weights");
   }
   for (Blob<Dtype>* blob : state)
-    comm_->Broadcast(blob->mutable_cpu_data(), blob->count() * sizeof(Dtype),
-                     0, "the broadcast of rank 0's solver state");
+    comm_->Broadcast(MutableDataOn(on_device_, blob),
+                     blob->count() * sizeof(Dtype), 0,
+                     "the broadcast of rank 0's solver state");
   int64_t counters[2] = {*iter, *current_step};
   comm_->Broadcast(counters, sizeof(counters), 0,
                    "the broadcast of rank 0's iteration");
   *iter = static_cast<int>(counters[0]);
   *current_step = static_cast<int>(counters[1]);
   iter_ = *iter;
+}
+
+template <typename Dtype>
+Dtype* DataParallel<Dtype>::BucketData(int bucket) {
+  SyncedMemory* m = buffers_[bucket].get();
+  return static_cast<Dtype*>(on_device_ ? m->mutable_gpu_data()
+                                        : m->mutable_cpu_data());
 }
 
 template <typename Dtype>
@@ -187,12 +202,12 @@ void DataParallel<Dtype>::BeginPass(bool last_pass, int iter) {
 template <typename Dtype>
 void DataParallel<Dtype>::Launch(int b) {
   const vector<Blob<Dtype>*>& learnable = net_->learnable_params();
-  Dtype* buffer = buffers_[b].data();
+  Dtype* buffer = BucketData(b);
   size_t offset = 0;
   for (int m : buckets_[b].members) {
     const GradientToReduce& g = gradients_[m];
-    caffe_copy(static_cast<int>(g.count), learnable[g.param_id]->cpu_diff(),
-               buffer + offset);
+    CopyOn(on_device_, static_cast<long>(g.count),
+           DiffOn(on_device_, *learnable[g.param_id]), buffer + offset);
     offset += g.count;
   }
   handles_[b] = comm_->StartAllreduceSum(buffer, buckets_[b].count,
@@ -230,12 +245,12 @@ void DataParallel<Dtype>::FinishGradients() {
   for (size_t b = 0; b < buckets_.size(); ++b) {
     comm_->Wait(handles_[b]);
     handles_[b] = -1;
-    const Dtype* buffer = buffers_[b].data();
+    const Dtype* buffer = BucketData(b);
     size_t offset = 0;
     for (int m : buckets_[b].members) {
       const GradientToReduce& g = gradients_[m];
-      caffe_cpu_scale(static_cast<int>(g.count), scale, buffer + offset,
-                      learnable[g.param_id]->mutable_cpu_diff());
+      ScaleOn(on_device_, static_cast<long>(g.count), scale, buffer + offset,
+              MutableDiffOn(on_device_, learnable[g.param_id]));
       offset += g.count;
     }
   }
@@ -266,11 +281,12 @@ void DataParallel<Dtype>::AverageBatchNormStatistics() {
     for (int p : net_->param_ids(i)) {
       if (net_->param_owners()[p] >= 0) continue;
       Blob<Dtype>* blob = net_->params()[p].get();
-      comm_->AllreduceSum(blob->mutable_cpu_data(), blob->count(),
+      Dtype* statistics = MutableDataOn(on_device_, blob);
+      comm_->AllreduceSum(statistics, blob->count(),
                           Communicator::TypeOf<Dtype>(),
                           "the average of BatchNorm '" +
                               net_->layer_names()[i] + "' statistics");
-      caffe_scal(blob->count(), scale, blob->mutable_cpu_data());
+      ScalOn(on_device_, blob->count(), scale, statistics);
     }
   }
 }

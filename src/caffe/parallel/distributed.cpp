@@ -38,6 +38,7 @@ const char* const kRankVariables[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
                                       "PMI_RANK"};
 
 Communicator* g_communicator = nullptr;
+thread_local Communicator* t_communicator = nullptr;
 bool g_started = false;
 double g_timeout_seconds = 600;
 
@@ -130,6 +131,15 @@ int LaunchRank() {
   return 0;
 }
 
+int LaunchLocalRank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "SLURM_LOCALID"}) {
+    const int v = EnvInt(name, -1);
+    if (v >= 0) return v;
+  }
+  return LaunchRank();
+}
+
 bool DistributedSupported() {
 #ifdef USE_MPI
   return true;
@@ -139,6 +149,7 @@ bool DistributedSupported() {
 }
 
 Communicator* InitDistributed() {
+  if (t_communicator) return t_communicator;
   if (g_started) return g_communicator;
   if (!LaunchedByMpirun()) return nullptr;
 #ifdef USE_MPI
@@ -158,7 +169,12 @@ Communicator* InitDistributed() {
   return g_communicator;
 }
 
+void SetThreadCommunicator(Communicator* comm) { t_communicator = comm; }
+Communicator* ThreadCommunicatorOrNull() { return t_communicator; }
+
 Communicator* DistributedCommunicator() {
+  if (t_communicator) return t_communicator->size() > 1 ? t_communicator
+                                                        : nullptr;
   return (g_communicator && g_communicator->size() > 1) ? g_communicator
                                                         : nullptr;
 }

@@ -1,14 +1,16 @@
-// Data-parallel training over MPI (parallel/): bucket planning on
-// synthetic gradients, and real jobs under mpirun, through the caffe tool
-// (float) and data_parallel_worker (double): N ranks x batch B must train
-// the weights one process trains with batch N*B, shard records exactly,
-// and end the whole job on any rank's failure.
+// Data-parallel training (parallel/): bucket planning on synthetic
+// gradients; ranks as threads of one process (the thread communicator and
+// launcher that multi-GPU training uses); and real jobs under mpirun,
+// through the caffe tool (float) and data_parallel_worker (double): N ranks
+// x batch B must train the weights one process trains with batch N*B,
+// shard records exactly, and end the whole job on any rank's failure.
 #include <gtest/gtest.h>
 
 #include <signal.h>
 #include <sys/types.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -22,7 +24,11 @@
 #include <google/protobuf/text_format.h>
 
 #include "caffe/caffe.hpp"
+#include "caffe/parallel/data_parallel.hpp"
+#include "caffe/parallel/distributed.hpp"
 #include "caffe/parallel/gradient_buckets.hpp"
+#include "caffe/parallel/multi_device.hpp"
+#include "caffe/parallel/nccl_communicator.hpp"
 #include "caffe/test/run_command.hpp"
 #include "caffe/test/test_image_helpers.hpp"
 #include "caffe/test/temp_dir.hpp"
@@ -126,9 +132,7 @@ TEST(DataParallelMemoryTest, ParameterDiffsStayOutOfThePlan) {
   }
 }
 
-#ifdef USE_MPI
-
-// ---- jobs under mpirun ----
+// ---- jobs: data shared by the in-process and the mpirun tests ----
 
 const int kImage = 8;  // 1 x 8 x 8 images
 
@@ -278,9 +282,7 @@ string Tool() { return string(CAFFE_TOOLS_DIR) + "/caffe"; }
 
 typedef std::map<string, vector<double> > Weights;
 
-Weights LoadWeights(const string& file) {
-  NetParameter param;
-  ReadProtoFromBinaryFileOrDie(file, &param);
+Weights WeightsOf(const NetParameter& param) {
   Weights w;
   for (const LayerParameter& layer : param.layer()) {
     for (int i = 0; i < layer.blobs_size(); ++i) {
@@ -294,6 +296,12 @@ Weights LoadWeights(const string& file) {
     }
   }
   return w;
+}
+
+Weights LoadWeights(const string& file) {
+  NetParameter param;
+  ReadProtoFromBinaryFileOrDie(file, &param);
+  return WeightsOf(param);
 }
 
 // The largest ||a - b|| / ||a|| over blobs.
@@ -320,6 +328,175 @@ string ReadFile(const string& path) {
   s << f.rdbuf();
   return s.str();
 }
+
+// ---- ranks as threads of one process ----
+
+TEST(ThreadCommunicatorTest, EveryRankGetsTheSameAnswer) {
+  const int n = 3;
+  vector<vector<double> > sums(n);
+  vector<vector<vector<uint64_t> > > gathered(n);
+  vector<int64_t> broadcast(n);
+  vector<float> started(n);
+  RunRanksInThreads(n, [&](int r, ThreadCommunicator* c) {
+    EXPECT_EQ(Caffe::solver_rank(), r);
+    EXPECT_EQ(Caffe::solver_count(), n);
+    EXPECT_EQ(DistributedCommunicator(), c);
+    vector<double> v = {0.1 * (r + 1), 1e16, -1.0 * r};
+    c->AllreduceSum(v.data(), v.size(), Communicator::DOUBLE, "a sum");
+    sums[r] = v;
+    vector<float> f(1001, r + 0.5f);
+    const int handle = c->StartAllreduceSum(f.data(), f.size(),
+                                            Communicator::FLOAT, "a start");
+    c->Wait(handle);
+    started[r] = f[1000];
+    int64_t x = r == 1 ? 42 : -1;
+    c->Broadcast(&x, sizeof(x), 1, "a broadcast");
+    broadcast[r] = x;
+    gathered[r] = c->Allgather(vector<uint64_t>(r + 1, 7 * r), "a gather");
+  });
+  // Added in rank order, the same bits on every rank.
+  EXPECT_EQ(sums[0][0], (0.1 * 1 + 0.1 * 2) + 0.1 * 3);
+  EXPECT_EQ(sums[0][1], 3e16);
+  EXPECT_EQ(sums[0][2], -3.0);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(sums[r], sums[0]);
+    EXPECT_EQ(started[r], 0.5f + 1.5f + 2.5f);
+    EXPECT_EQ(broadcast[r], 42);
+    ASSERT_EQ(gathered[r].size(), 3u);
+    for (int k = 0; k < n; ++k)
+      EXPECT_EQ(gathered[r][k], vector<uint64_t>(k + 1, 7 * k));
+  }
+  // Outside the threads nothing is left installed.
+  EXPECT_EQ(DistributedCommunicator(), nullptr);
+}
+
+TEST(ThreadCommunicatorTest, AFailingRankReleasesTheOthers) {
+  const auto start = std::chrono::steady_clock::now();
+  string message;
+  try {
+    RunRanksInThreads(3, [](int r, ThreadCommunicator* c) {
+      if (r == 2) throw Error("the disk is full");
+      double v = 1;
+      c->AllreduceSum(&v, 1, Communicator::DOUBLE, "the test sum");
+      c->AllreduceSum(&v, 1, Communicator::DOUBLE, "the test sum");
+    });
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message, "rank 2: the disk is full");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(ThreadCommunicatorTest, AStalledRankEndsTheCollectiveAfterTheTimeout) {
+  const double saved = dist_timeout();
+  set_dist_timeout(1);
+  string message;
+  try {
+    RunRanksInThreads(2, [](int r, ThreadCommunicator* c) {
+      if (r == 1) {
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        return;  // never joins the sum
+      }
+      double v = 1;
+      c->AllreduceSum(&v, 1, Communicator::DOUBLE, "the stalled sum");
+    });
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  set_dist_timeout(saved);
+  EXPECT_EQ(message,
+            "rank 0: the stalled sum did not finish within 1 s "
+            "(--dist_timeout): a peer stalled or died");
+}
+
+TEST(MultiDeviceTest, SeveralGpusAreRefusedClearlyWhereThereAreNone) {
+  string why;
+  if (Caffe::GpuCount(&why) > 0)
+    GTEST_SKIP() << "a GPU is present: test_gpu_nccl.cpp covers this";
+  bool ran = false;
+  string message;
+  try {
+    RunOnGpus({0, 1}, [&](int) { ran = true; });
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_FALSE(ran);
+  if (NcclSupported()) {
+    EXPECT_EQ(message, "no GPU: " + why);
+  } else {
+    EXPECT_NE(message.find("needs NCCL, which this LeanCaffe build lacks"),
+              string::npos) << message;
+  }
+}
+
+// Solver<double> jobs whose ranks are threads: each rank's final weights.
+class InProcessDataParallelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteLmdb(dir_.file("lmdb"), 1000, [](int i) { return (i * 7) % 10; });
+  }
+  vector<Weights> Train(int ranks, const string& net_text, int max_iter,
+                        const string& solver_extra = "") {
+    SolverParameter param;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        SolverText("unused", max_iter, solver_extra), &param));
+    param.clear_net();
+    string text = net_text;
+    const string relative = "source: 'lmdb'";
+    text.replace(text.find(relative), relative.size(),
+                 "source: '" + dir_.file("lmdb") + "'");
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        text, param.mutable_net_param()));
+    vector<Weights> weights(ranks);
+    auto train = [&](int r) {
+      shared_ptr<Solver<double> > solver(
+          SolverRegistry<double>::CreateSolver(param));
+      if (ranks > 1) {
+        EXPECT_TRUE(solver->data_parallel() &&
+                    solver->data_parallel()->size() == ranks);
+      }
+      solver->Solve();
+      NetParameter trained;
+      solver->net()->ToProto(&trained, false);
+      weights[r] = WeightsOf(trained);
+    };
+    if (ranks == 1) {
+      train(0);
+    } else {
+      RunRanksInThreads(ranks, [&](int r, ThreadCommunicator*) { train(r); });
+    }
+    return weights;
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(InProcessDataParallelTest, ThreadRanksTrainTheSingleProcessWeights) {
+  const Weights one = Train(1, LenetNet(12), 15)[0];
+  EXPECT_GT(WorstRelativeDifference(Train(1, LenetNet(12), 0)[0], one), 1e-3);
+  for (int ranks : {2, 3}) {
+    const vector<Weights> many = Train(ranks, LenetNet(12 / ranks), 15);
+    EXPECT_LT(WorstRelativeDifference(one, many[0]), 1e-10) << ranks;
+    for (int r = 1; r < ranks; ++r) EXPECT_EQ(many[r], many[0]) << ranks;
+  }
+}
+
+TEST_F(InProcessDataParallelTest, MemParamAndBucketsNeverChangeTheWeights) {
+  const Weights plain = Train(2, LenetNet(6), 10)[0];
+  EXPECT_EQ(Train(2, LenetNet(6), 10, "reduce_bucket_bytes: 200\n")[1], plain);
+  EXPECT_EQ(Train(2, LenetNet(6), 10, "layer_wise_reduce: false\n")[0], plain);
+  for (const char* setting :
+       {"level: 2", "level: 2 release: DYNAMIC",
+        "level: 2 recompute { auto: SQRT }"}) {
+    const string mem = "mem_param { optimize_train: true " + string(setting) +
+                       " }\n";
+    EXPECT_EQ(Train(2, LenetNet(6, mem), 10)[1], plain) << setting;
+  }
+}
+
+#ifdef USE_MPI
+
+// ---- jobs under mpirun ----
 
 class DataParallelTest : public ::testing::Test {
  protected:
