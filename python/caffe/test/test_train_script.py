@@ -1,7 +1,7 @@
 """python/train.py, Caffe's Python training script: trains to max_iter,
 resumes from --snapshot to the same weights, logs per-layer times with
---timing (through the net and solver callbacks), and refuses --gpus in
-this CPU-only build."""
+--timing (through the net and solver callbacks), and refuses --gpus where
+there is no GPU (one GPU, or one process per GPU with NCCL)."""
 import os
 import subprocess
 import sys
@@ -57,7 +57,13 @@ def test_gpus_are_refused_clearly(tmp_path):
     model = write(tmp_path, 'net.prototxt', DUMMY_NET)
     solver = write(tmp_path, 'solver.prototxt',
                    'net: "%s" base_lr: 0.1 max_iter: 1' % model)
-    code, out = run_train(['--solver=' + solver, '--gpus', '0'], tmp_path)
-    assert code != 0 and 'no GPU' in out, out
+    for gpus in (['0'], ['0', '1']):
+        code, out = run_train(['--solver=' + solver, '--gpus'] + gpus,
+                              tmp_path)
+        assert code != 0 and ('no GPU' in out or 'NCCL' in out), out
+        assert 'Traceback' not in out, out
+    code, out = run_train(['--solver=' + solver, '--gpus', '0', '0'],
+                          tmp_path)
+    assert code != 0 and 'each GPU once' in out, out
     code, out = run_train([], tmp_path)
     assert code != 0 and '--solver' in out
