@@ -77,6 +77,24 @@ namespace caffe {
                      const vector<bool>& propagate_down,                 \
                      const vector<Blob<Dtype>*>& bottom)
 
+// A layer whose forward and backward are nothing but its launch-policy
+// bodies defines its device pair in one line: this in its .cpp (after
+// including its <layer>_compute.hpp and util/elementwise.hpp), and
+// DEFINE_GPU_BY_LAUNCH_POLICY (util/gpu_launch.cuh) in its .cu.
+#define DEFINE_CPU_BY_LAUNCH_POLICY(classname)                           \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom, \
+                                     const vector<Blob<Dtype>*>& top) {  \
+    this->ForwardWith(CpuLaunch(), bottom, top);                         \
+  }                                                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Backward_cpu(                                   \
+      const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down, \
+      const vector<Blob<Dtype>*>& bottom) {                              \
+    this->BackwardWith(CpuLaunch(), top, propagate_down, bottom);        \
+  }                                                                      \
+  static_assert(true, "")
+
 #define INSTANTIATE_LAYER_GPU_FUNCS(classname)                          \
   template void classname<float>::Forward_gpu(                          \
       const vector<Blob<float>*>&, const vector<Blob<float>*>&);        \

@@ -32,6 +32,8 @@ class AbsValLayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 };
 
 }  // namespace caffe

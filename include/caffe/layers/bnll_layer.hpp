@@ -31,6 +31,8 @@ class BNLLLayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 };
 
 }  // namespace caffe

@@ -35,6 +35,8 @@ class ELULayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   bool SignFromTop() const {
     return this->layer_param_.elu_param().alpha() >= 0;

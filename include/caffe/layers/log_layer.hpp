@@ -34,6 +34,8 @@ class LogLayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   Dtype base_scale_ = 1;          // 1 / ln(base)
   Dtype input_scale_ = 1;

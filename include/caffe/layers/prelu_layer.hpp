@@ -46,6 +46,8 @@ class PReLULayer : public NeuronLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   bool channel_shared_ = false;
   // Copy of the bottom data, only sized when computing in place.

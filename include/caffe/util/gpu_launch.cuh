@@ -49,6 +49,22 @@ struct GpuLaunch {
   }
 };
 
+// The GPU half of DEFINE_CPU_BY_LAUNCH_POLICY (layer.hpp): the layer's
+// Forward_gpu/Backward_gpu run its launch-policy bodies with GpuLaunch.
+#define DEFINE_GPU_BY_LAUNCH_POLICY(classname)                           \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom, \
+                                     const vector<Blob<Dtype>*>& top) {  \
+    this->ForwardWith(GpuLaunch(), bottom, top);                         \
+  }                                                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Backward_gpu(                                   \
+      const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down, \
+      const vector<Blob<Dtype>*>& bottom) {                              \
+    this->BackwardWith(GpuLaunch(), top, propagate_down, bottom);        \
+  }                                                                      \
+  INSTANTIATE_LAYER_GPU_FUNCS(classname)
+
 }  // namespace caffe
 
 #endif  // CAFFE_UTIL_GPU_LAUNCH_CUH_

@@ -2,6 +2,8 @@
 #include <vector>
 
 #include "caffe/layers/exp_layer.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "exp_compute.hpp"
 
 namespace caffe {
 
@@ -26,33 +28,7 @@ void ExpLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                                           : std::exp(shift));
 }
 
-template <typename Dtype>
-void ExpLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                  const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) {
-    const Dtype inner = (inner_scale_ == Dtype(1)) ? x[i] : inner_scale_ * x[i];
-    const Dtype e = std::exp(inner);
-    y[i] = (outer_scale_ == Dtype(1)) ? e : outer_scale_ * e;
-  }
-}
-
-template <typename Dtype>
-void ExpLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                   const vector<bool>& propagate_down,
-                                   const vector<Blob<Dtype>*>& bottom) {
-  if (!propagate_down[0]) return;
-  const Dtype* y = top[0]->cpu_data();
-  const Dtype* dy = top[0]->cpu_diff();
-  Dtype* dx = bottom[0]->mutable_cpu_diff();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) {
-    const Dtype d = dy[i] * y[i];
-    dx[i] = (inner_scale_ == Dtype(1)) ? d : inner_scale_ * d;
-  }
-}
+DEFINE_CPU_BY_LAUNCH_POLICY(ExpLayer);
 
 INSTANTIATE_CLASS(ExpLayer);
 REGISTER_LAYER_CLASS(Exp);

@@ -2,6 +2,8 @@
 #include <vector>
 
 #include "caffe/layers/log_layer.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "log_compute.hpp"
 
 namespace caffe {
 
@@ -27,39 +29,7 @@ void LogLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
   backward_num_scale_ = input_scale_ / log_base;
 }
 
-template <typename Dtype>
-void LogLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                  const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) {
-    Dtype v = x[i];
-    if (input_scale_ != Dtype(1)) v *= input_scale_;
-    if (input_shift_ != Dtype(0)) v += input_shift_;
-    v = std::log(v);
-    y[i] = (base_scale_ != Dtype(1)) ? base_scale_ * v : v;
-  }
-}
-
-template <typename Dtype>
-void LogLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                   const vector<bool>& propagate_down,
-                                   const vector<Blob<Dtype>*>& bottom) {
-  if (!propagate_down[0]) return;
-  const Dtype* x = bottom[0]->cpu_data();
-  const Dtype* dy = top[0]->cpu_diff();
-  Dtype* dx = bottom[0]->mutable_cpu_diff();
-  const int count = bottom[0]->count();
-  for (int i = 0; i < count; ++i) {
-    Dtype v = x[i];
-    if (input_scale_ != Dtype(1)) v *= input_scale_;
-    if (input_shift_ != Dtype(0)) v += input_shift_;
-    Dtype d = Dtype(1) / v;
-    if (backward_num_scale_ != Dtype(1)) d *= backward_num_scale_;
-    dx[i] = dy[i] * d;
-  }
-}
+DEFINE_CPU_BY_LAUNCH_POLICY(LogLayer);
 
 INSTANTIATE_CLASS(LogLayer);
 REGISTER_LAYER_CLASS(Log);

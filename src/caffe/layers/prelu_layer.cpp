@@ -4,6 +4,8 @@
 
 #include "caffe/filler.hpp"
 #include "caffe/layers/prelu_layer.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "prelu_compute.hpp"
 
 namespace caffe {
 
@@ -67,53 +69,7 @@ void PReLULayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
-template <typename Dtype>
-void PReLULayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                    const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  const int count = bottom[0]->count();
-  const int dim = bottom[0]->count(2);
-  const int channels = bottom[0]->shape(1);
-  const Dtype* slope = this->blobs_[0]->cpu_data();
-  if (bottom[0] == top[0]) {
-    caffe_copy(count, x, bottom_memory_.mutable_cpu_data());
-    x = bottom_memory_.cpu_data();
-  }
-  Dtype* y = top[0]->mutable_cpu_data();
-  for (int i = 0; i < count; ++i) {
-    const int c = channel_shared_ ? 0 : (i / dim) % channels;
-    y[i] = std::max(x[i], Dtype(0)) + slope[c] * std::min(x[i], Dtype(0));
-  }
-}
-
-template <typename Dtype>
-void PReLULayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                     const vector<bool>& propagate_down,
-                                     const vector<Blob<Dtype>*>& bottom) {
-  const Dtype* x = (bottom[0] == top[0]) ? bottom_memory_.cpu_data()
-                                         : bottom[0]->cpu_data();
-  const Dtype* dy = top[0]->cpu_diff();
-  const int count = bottom[0]->count();
-  const int dim = bottom[0]->count(2);
-  const int channels = bottom[0]->shape(1);
-  // The slope gradient first: in place, the bottom diff below overwrites the
-  // top diff it needs.
-  if (this->param_propagate_down_[0]) {
-    Dtype* slope_diff = this->blobs_[0]->mutable_cpu_diff();
-    for (int i = 0; i < count; ++i) {
-      const int c = channel_shared_ ? 0 : (i / dim) % channels;
-      slope_diff[c] += dy[i] * x[i] * (x[i] <= 0);
-    }
-  }
-  if (propagate_down[0]) {
-    const Dtype* slope = this->blobs_[0]->cpu_data();
-    Dtype* dx = bottom[0]->mutable_cpu_diff();
-    for (int i = 0; i < count; ++i) {
-      const int c = channel_shared_ ? 0 : (i / dim) % channels;
-      dx[i] = dy[i] * ((x[i] > 0) + slope[c] * (x[i] <= 0));
-    }
-  }
-}
+DEFINE_CPU_BY_LAUNCH_POLICY(PReLULayer);
 
 INSTANTIATE_CLASS(PReLULayer);
 REGISTER_LAYER_CLASS(PReLU);

@@ -9,6 +9,7 @@
 #include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -87,6 +88,27 @@ const LayerCase kCases[] = {
     {"SoftmaxRows", R"(type: "Softmax")", {4, 10}, 1},
     {"SoftmaxAxis2", R"(type: "Softmax" softmax_param { axis: 2 })",
      {2, 3, 4, 2}, 1},
+    {"AbsVal", R"(type: "AbsVal")", {2, 3, 4, 5}, 1},
+    {"BNLL", R"(type: "BNLL")", {2, 3, 4, 5}, 1},
+    {"ELU", R"(type: "ELU" elu_param { alpha: 0.8 })", {2, 3, 4, 5}, 1},
+    {"ELUNegativeAlpha", R"(type: "ELU" elu_param { alpha: -0.5 })",
+     {2, 3, 4, 5}, 1},
+    {"Exp", R"(type: "Exp" exp_param { base: 2 scale: 0.5 shift: 0.3 })",
+     {2, 3, 4, 5}, 1},
+    {"Log", R"(type: "Log" log_param { base: 3 scale: 0.5 shift: 10 })",
+     {2, 3, 4, 5}, 1},
+    {"PowerSquare", R"(type: "Power" power_param { power: 2 scale: 0.5
+       shift: 1 })", {2, 3, 4, 5}, 1},
+    {"PowerCubeNoShift", R"(type: "Power" power_param { power: 3
+       scale: 2 })", {2, 3, 4, 5}, 1},
+    {"PowerFractional", R"(type: "Power" power_param { power: 2.5
+       scale: 0.7 shift: 8 })", {2, 3, 4, 5}, 1},
+    {"PowerConstant", R"(type: "Power" power_param { power: 2 scale: 0
+       shift: 3 })", {2, 3, 4, 5}, 1},
+    {"PReLU", R"(type: "PReLU" prelu_param { filler { type: "gaussian"
+       std: 0.3 } })", {2, 3, 4, 5}, 1},
+    {"PReLUShared", R"(type: "PReLU" prelu_param { channel_shared: true })",
+     {2, 3, 4, 5}, 1},
     // Layers without GPU kernels yet run their CPU code in GPU mode; the
     // same comparison proves the head synchronization around them.
     {"LRN", R"(type: "LRN" lrn_param { local_size: 3 })", {2, 5, 3, 3}, 1},
@@ -232,6 +254,31 @@ INSTANTIATE_TEST_SUITE_P(Layers, GpuLayerTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<LayerCase>& i) {
                            return std::string(i.param.name);
                          });
+
+// Threshold has no backward (it refuses to propagate), so it is not a
+// case above: its forward on the GPU gives the CPU's 0s and 1s.
+TEST(GpuThresholdTest, ForwardMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  LayerParameter param;
+  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "t" type: "Threshold" threshold_param { threshold: 0.2 })",
+      &param));
+  std::vector<std::vector<float> > out;
+  for (Caffe::Brew mode : {Caffe::CPU, Caffe::GPU}) {
+    ModeScope scope(mode);
+    Blob<float> bottom(std::vector<int>{3, 4, 5}), top;
+    for (int i = 0; i < bottom.count(); ++i)
+      bottom.mutable_cpu_data()[i] = std::sin(1.3 * i);
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
+    std::shared_ptr<Layer<float> > layer =
+        LayerRegistry<float>::CreateLayer(param);
+    layer->SetUp(b, t);
+    layer->Forward(b, t);
+    out.emplace_back(top.cpu_data(), top.cpu_data() + top.count());
+  }
+  EXPECT_EQ(out[1], out[0]);
+  EXPECT_GT(std::count(out[0].begin(), out[0].end(), 1.0f), 10);
+}
 
 }  // namespace
 }  // namespace caffe
