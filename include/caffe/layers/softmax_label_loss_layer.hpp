@@ -68,7 +68,7 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
         << bottom[0]->shape_string() << " the label blob must hold "
         << outer_num_ * inner_num_ << " labels, but its shape is "
         << bottom[1]->shape_string();
-    labels_.resize(outer_num_ * inner_num_);
+    labels_.Reshape(vector<int>(1, outer_num_ * inner_num_));
     prob_top_ = top.size() >= 2;
     if (prob_top_) {
       top[1]->ReshapeLike(*bottom[0]);
@@ -89,7 +89,7 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
   size_t InternalBytes() const override {
     const size_t prob_bytes =
         prob_top_ ? 0 : static_cast<size_t>(prob_.count()) * sizeof(Dtype);
-    return prob_bytes + labels_.size() * sizeof(int);
+    return prob_bytes + static_cast<size_t>(labels_.count()) * sizeof(int);
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     if (!prob_top_) this->KeepBlobMemory(prob_, kept);
@@ -105,10 +105,11 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
   void ForwardSoftmaxAndLabels(const Blob<Dtype>& label_blob) {
     softmax_layer_->Forward(softmax_bottom_vec_, softmax_top_vec_);
     const Dtype* label = label_blob.cpu_data();
+    int* labels = labels_.mutable_cpu_data();
     int count = 0;
     for (int n = 0; n < outer_num_ * inner_num_; ++n) {
       const int l = static_cast<int>(label[n]);
-      labels_[n] = l;
+      labels[n] = l;
       if (ignored(l)) continue;
       CAFFE_CHECK(l >= 0 && l < num_classes_)
           << this->type() << " layer " << this->layer_param_.name()
@@ -141,8 +142,9 @@ class SoftmaxLabelLossLayer : public LossLayer<Dtype> {
   int outer_num_ = 0;
   int inner_num_ = 0;
   int num_classes_ = 0;
-  // Labels copied in forward, and how many were not ignored.
-  vector<int> labels_;
+  // Labels copied in forward (checked on the host; a GPU backward reads
+  // them on the device), and how many were not ignored.
+  Blob<int> labels_;
   int valid_count_ = 0;
 };
 

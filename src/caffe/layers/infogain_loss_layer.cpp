@@ -70,7 +70,7 @@ void InfogainLossLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   Dtype loss = 0;
   for (int i = 0; i < this->outer_num_; ++i) {
     for (int j = 0; j < inner_num; ++j) {
-      const int l = this->labels_[i * inner_num + j];
+      const int l = this->labels_.cpu_data()[i * inner_num + j];
       if (this->ignored(l)) continue;
       for (int k = 0; k < K; ++k) {
         const Dtype p = std::max(prob[i * dim + k * inner_num + j],
@@ -100,7 +100,7 @@ void InfogainLossLayer<Dtype>::Backward_cpu(
   const int dim = K * inner_num;
   for (int i = 0; i < this->outer_num_; ++i) {
     for (int j = 0; j < inner_num; ++j) {
-      const int l = this->labels_[i * inner_num + j];
+      const int l = this->labels_.cpu_data()[i * inner_num + j];
       const bool skip = this->ignored(l);
       for (int k = 0; k < K; ++k) {
         const int at = i * dim + k * inner_num + j;
