@@ -1,10 +1,12 @@
 #include "caffe/layers/eltwise_layer.hpp"
+#include "caffe/util/device_launch.hpp"
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/elementwise.hpp"
 
 #include <vector>
 
 #include "caffe/util/math_functions.hpp"
+#include "eltwise_kernels.hpp"
 
 namespace caffe {
 
@@ -46,8 +48,8 @@ void EltwiseLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
     max_idx_.Reshape(bottom[0]->shape());
 }
 
-// One body for both devices (util/device_math.hpp); MAX runs on the CPU
-// only (Forward_gpu hands it to Forward_cpu).
+// One body for both devices: device math for SUM and PROD
+// (util/device_math.hpp), the bodies of eltwise_kernels.hpp for MAX.
 template <typename Dtype>
 void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
                                     const vector<Blob<Dtype>*>& top) {
@@ -79,27 +81,15 @@ void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom
         AxpyOn(gpu, count, coeffs_[i], DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_MAX: {
-      int* mask = max_idx_.mutable_cpu_data();
-      const Dtype* a = bottom[0]->cpu_data();
-      const Dtype* b = bottom[1]->cpu_data();
-      for (int j = 0; j < count; ++j) {
-        if (a[j] > b[j]) {
-          top_data[j] = a[j];
-          mask[j] = 0;
-        } else {
-          top_data[j] = b[j];
-          mask[j] = 1;
-        }
-      }
-      for (size_t i = 2; i < bottom.size(); ++i) {
-        const Dtype* c = bottom[i]->cpu_data();
-        for (int j = 0; j < count; ++j) {
-          if (c[j] > top_data[j]) {
-            top_data[j] = c[j];
-            mask[j] = static_cast<int>(i);
-          }
-        }
-      }
+      int* mask = MutableDataOn(gpu, &max_idx_);
+      ForEachOn(gpu, count, kElementGrain,
+                EltwiseMaxOfTwo<Dtype>{DataOn(gpu, *bottom[0]),
+                                       DataOn(gpu, *bottom[1]), top_data,
+                                       mask});
+      for (size_t i = 2; i < bottom.size(); ++i)
+        ForEachOn(gpu, count, kElementGrain,
+                  EltwiseMaxNext<Dtype>{DataOn(gpu, *bottom[i]), top_data,
+                                        mask, static_cast<int>(i)});
       break;
     }
     default:
@@ -150,13 +140,13 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
                   Scaled<Dtype>{top_diff, coeffs_[i], bottom_diff});
         }
         break;
-      case EltwiseParameter_EltwiseOp_MAX: {
-        const int* mask = max_idx_.cpu_data();
-        for (int j = 0; j < count; ++j)
-          bottom_diff[j] = mask[j] == static_cast<int>(i) ? top_diff[j]
-                                                          : Dtype(0);
+      case EltwiseParameter_EltwiseOp_MAX:
+        ForEachOn(gpu, count, kElementGrain,
+                  EltwiseMaxBackward<Dtype>{top_diff,
+                                            DataOn(gpu, max_idx_),
+                                            bottom_diff,
+                                            static_cast<int>(i)});
         break;
-      }
       default:
         CAFFE_THROW() << "Eltwise layer " << this->layer_param_.name()
                       << ": unknown operation " << op_;
@@ -181,15 +171,14 @@ void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
 template <typename Dtype>
 void EltwiseLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
-  ForwardOn(op_ != EltwiseParameter_EltwiseOp_MAX, bottom, top);
+  ForwardOn(true, bottom, top);
 }
 
 template <typename Dtype>
 void EltwiseLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                        const vector<bool>& propagate_down,
                                        const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(op_ != EltwiseParameter_EltwiseOp_MAX, top, propagate_down,
-             bottom);
+  BackwardOn(true, top, propagate_down, bottom);
 }
 #endif
 

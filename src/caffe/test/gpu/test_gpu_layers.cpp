@@ -118,6 +118,10 @@ const LayerCase kCases[] = {
        norm_region: WITHIN_CHANNEL })",
      {2, 3, 5, 5}, 1},
     {"EltwiseFallback", R"(type: "Eltwise")", {2, 3, 4, 4}, 2},
+    {"EltwiseMax", R"(type: "Eltwise" eltwise_param { operation: MAX })",
+     {2, 3, 4, 4}, 2},
+    {"EltwiseMaxOfThree", R"(type: "Eltwise" eltwise_param {
+       operation: MAX })", {2, 3, 4, 4}, 3},
 };
 
 template <typename Dtype>
