@@ -30,8 +30,18 @@ class DeconvolutionLayer : public BaseConvolutionLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
   bool reverse_dimensions() override { return true; }
   void compute_output_shape() override;
+
+ private:
+  // One body for both devices: the base class's GEMM helpers on the host
+  // or on the GPU (2-D im2col there; other shapes run the CPU code).
+  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                 const vector<Blob<Dtype>*>& top);
+  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                  const vector<bool>& propagate_down,
+                  const vector<Blob<Dtype>*>& bottom);
 };
 
 }  // namespace caffe

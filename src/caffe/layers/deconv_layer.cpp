@@ -1,6 +1,7 @@
 #include <vector>
 
 #include "caffe/layers/deconv_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 namespace caffe {
 
@@ -18,33 +19,43 @@ void DeconvolutionLayer<Dtype>::compute_output_shape() {
 }
 
 template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Forward_cpu(
-    const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
-  const Dtype* weight = this->blobs_[0]->cpu_data();
+void DeconvolutionLayer<Dtype>::ForwardOn(bool gpu,
+                                          const vector<Blob<Dtype>*>& bottom,
+                                          const vector<Blob<Dtype>*>& top) {
+  const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
-    const Dtype* bottom_data = bottom[i]->cpu_data();
-    Dtype* top_data = top[i]->mutable_cpu_data();
+    const Dtype* bottom_data = DataOn(gpu, *bottom[i]);
+    Dtype* top_data = MutableDataOn(gpu, top[i]);
     for (int n = 0; n < this->num_; ++n) {
       Dtype* out = top_data + static_cast<long>(n) * this->top_dim_;
-      this->backward_cpu_gemm(
-          bottom_data + static_cast<long>(n) * this->bottom_dim_, weight, out);
-      if (this->bias_term_) {
+      this->backward_gemm(
+          gpu, bottom_data + static_cast<long>(n) * this->bottom_dim_, weight,
+          out);
+      if (this->bias_term_ && !gpu)
         this->forward_cpu_bias(out, this->blobs_[1]->cpu_data());
-      }
     }
+#ifdef USE_CUDA
+    // On the GPU the bias goes over the whole batch at once.
+    if (this->bias_term_ && gpu)
+      this->forward_gpu_bias(top_data, this->blobs_[1]->gpu_data());
+#endif
   }
 }
 
 template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Backward_cpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
-  const Dtype* weight = this->blobs_[0]->cpu_data();
+void DeconvolutionLayer<Dtype>::BackwardOn(
+    bool gpu, const vector<Blob<Dtype>*>& top,
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
+  const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
   for (size_t i = 0; i < top.size(); ++i) {
-    const Dtype* top_diff = top[i]->cpu_diff();
-    if (bias_grad) {
+    const Dtype* top_diff = DiffOn(gpu, *top[i]);
+    if (bias_grad && gpu) {
+#ifdef USE_CUDA
+      this->backward_gpu_bias(this->blobs_[1]->mutable_gpu_diff(), top_diff);
+#endif
+    } else if (bias_grad) {
       Dtype* bias_diff = this->blobs_[1]->mutable_cpu_diff();
       for (int n = 0; n < this->num_; ++n) {
         this->backward_cpu_bias(
@@ -52,25 +63,55 @@ void DeconvolutionLayer<Dtype>::Backward_cpu(
       }
     }
     if (!weight_grad && !propagate_down[i]) continue;
-    const Dtype* bottom_data = weight_grad ? bottom[i]->cpu_data() : nullptr;
+    const Dtype* bottom_data =
+        weight_grad ? DataOn(gpu, *bottom[i]) : nullptr;
     Dtype* bottom_diff =
-        propagate_down[i] ? bottom[i]->mutable_cpu_diff() : nullptr;
+        propagate_down[i] ? MutableDiffOn(gpu, bottom[i]) : nullptr;
     for (int n = 0; n < this->num_; ++n) {
       const Dtype* dy = top_diff + static_cast<long>(n) * this->top_dim_;
       if (weight_grad) {
         // Leaves im2col(dy) in the workspace for the data gradient below.
-        this->weight_cpu_gemm(
-            dy, bottom_data + static_cast<long>(n) * this->bottom_dim_,
-            this->blobs_[0]->mutable_cpu_diff());
+        this->weight_gemm(
+            gpu, dy, bottom_data + static_cast<long>(n) * this->bottom_dim_,
+            MutableDiffOn(gpu, this->blobs_[0].get()));
       }
       if (propagate_down[i]) {
-        this->forward_cpu_gemm(
-            dy, weight, bottom_diff + static_cast<long>(n) * this->bottom_dim_,
+        this->forward_gemm(
+            gpu, dy, weight,
+            bottom_diff + static_cast<long>(n) * this->bottom_dim_,
             weight_grad);
       }
     }
   }
 }
+
+template <typename Dtype>
+void DeconvolutionLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
+                                            const vector<Blob<Dtype>*>& top) {
+  ForwardOn(false, bottom, top);
+}
+
+template <typename Dtype>
+void DeconvolutionLayer<Dtype>::Backward_cpu(
+    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
+    const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(false, top, propagate_down, bottom);
+}
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void DeconvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
+                                            const vector<Blob<Dtype>*>& top) {
+  ForwardOn(this->gpu_im2col_supported(), bottom, top);
+}
+
+template <typename Dtype>
+void DeconvolutionLayer<Dtype>::Backward_gpu(
+    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
+    const vector<Blob<Dtype>*>& bottom) {
+  BackwardOn(this->gpu_im2col_supported(), top, propagate_down, bottom);
+}
+#endif
 
 INSTANTIATE_CLASS(DeconvolutionLayer);
 REGISTER_LAYER_CLASS(Deconvolution);

@@ -72,6 +72,15 @@ const LayerCase kCases[] = {
        weight_filler { type: "gaussian" std: 0.3 }
        bias_filler { type: "gaussian" std: 0.3 } })",
      {2, 2, 5, 5}, 2},
+    {"Deconvolution", R"(type: "Deconvolution" convolution_param {
+       num_output: 4 kernel_size: 3 pad: 1 stride: 2
+       weight_filler { type: "gaussian" std: 0.3 }
+       bias_filler { type: "gaussian" std: 0.3 } })",
+     {2, 3, 4, 5}, 1},
+    {"DeconvolutionGroupNoBias", R"(type: "Deconvolution" convolution_param {
+       num_output: 6 kernel_size: 2 stride: 2 group: 3 bias_term: false
+       weight_filler { type: "gaussian" std: 0.3 } })",
+     {2, 3, 3, 3}, 1},
     {"PoolingMax", R"(type: "Pooling" pooling_param {
        pool: MAX kernel_size: 3 stride: 2 })",
      {2, 3, 7, 8}, 1},
