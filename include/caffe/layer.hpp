@@ -95,6 +95,50 @@ namespace caffe {
   }                                                                      \
   static_assert(true, "")
 
+// The two bodies of a layer written once over device-dispatched math
+// (see DEFINE_CPU_BY_ON below).
+#define DECLARE_ON_BODIES                                                \
+  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,          \
+                 const vector<Blob<Dtype>*>& top);                      \
+  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,            \
+                  const vector<bool>& propagate_down,                   \
+                  const vector<Blob<Dtype>*>& bottom)
+
+// A layer written as ForwardOn(bool gpu, ...) and BackwardOn(bool gpu, ...)
+// over device-dispatched math (util/device_math.hpp, device_launch.hpp)
+// gets its four device entry points from this, in its .cpp: the CPU pair
+// calls them with false, the GPU pair (CUDA builds) with true.
+#define DEFINE_CPU_BY_ON(classname)                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom, \
+                                     const vector<Blob<Dtype>*>& top) {  \
+    ForwardOn(false, bottom, top);                                       \
+  }                                                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Backward_cpu(                                   \
+      const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down, \
+      const vector<Blob<Dtype>*>& bottom) {                              \
+    BackwardOn(false, top, propagate_down, bottom);                      \
+  }                                                                      \
+  static_assert(true, "")
+#ifdef USE_CUDA
+#define DEFINE_GPU_BY_ON(classname)                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom, \
+                                     const vector<Blob<Dtype>*>& top) {  \
+    ForwardOn(true, bottom, top);                                        \
+  }                                                                      \
+  template <typename Dtype>                                              \
+  void classname<Dtype>::Backward_gpu(                                   \
+      const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down, \
+      const vector<Blob<Dtype>*>& bottom) {                              \
+    BackwardOn(true, top, propagate_down, bottom);                       \
+  }                                                                      \
+  static_assert(true, "")
+#else
+#define DEFINE_GPU_BY_ON(classname) static_assert(true, "")
+#endif
+
 #define INSTANTIATE_LAYER_GPU_FUNCS(classname)                          \
   template void classname<float>::Forward_gpu(                          \
       const vector<Blob<float>*>&, const vector<Blob<float>*>&);        \

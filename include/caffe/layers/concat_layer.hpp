@@ -45,11 +45,7 @@ class ConcatLayer : public Layer<Dtype> {
   DECLARE_GPU_FORWARD_BACKWARD;
 
  private:
-  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
-                 const vector<Blob<Dtype>*>& top);
-  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
-                  const vector<bool>& propagate_down,
-                  const vector<Blob<Dtype>*>& bottom);
+  DECLARE_ON_BODIES;
 
   int concat_axis_ = 1;
   int num_concats_ = 0;        // product of the axes before concat_axis_

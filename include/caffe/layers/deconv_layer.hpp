@@ -37,11 +37,7 @@ class DeconvolutionLayer : public BaseConvolutionLayer<Dtype> {
  private:
   // One body for both devices: the base class's GEMM helpers on the host
   // or on the GPU (2-D im2col there; other shapes run the CPU code).
-  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
-                 const vector<Blob<Dtype>*>& top);
-  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
-                  const vector<bool>& propagate_down,
-                  const vector<Blob<Dtype>*>& bottom);
+  DECLARE_ON_BODIES;
 };
 
 }  // namespace caffe

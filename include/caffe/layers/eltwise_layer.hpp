@@ -60,11 +60,7 @@ class EltwiseLayer : public Layer<Dtype> {
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
   DECLARE_GPU_FORWARD_BACKWARD;
-  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
-                 const vector<Blob<Dtype>*>& top);
-  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
-                  const vector<bool>& propagate_down,
-                  const vector<Blob<Dtype>*>& bottom);
+  DECLARE_ON_BODIES;
 
   EltwiseParameter_EltwiseOp op_;
   bool stable_prod_grad_;

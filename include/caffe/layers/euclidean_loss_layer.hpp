@@ -49,6 +49,8 @@ class EuclideanLossLayer : public LossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   Blob<Dtype> diff_;  // bottom 0 - bottom 1
 };

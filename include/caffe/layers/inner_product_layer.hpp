@@ -48,11 +48,7 @@ class InnerProductLayer : public Layer<Dtype> {
   DECLARE_GPU_FORWARD_BACKWARD;
 
  private:
-  void ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
-                 const vector<Blob<Dtype>*>& top);
-  void BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
-                  const vector<bool>& propagate_down,
-                  const vector<Blob<Dtype>*>& bottom);
+  DECLARE_ON_BODIES;
 
  protected:
   int M_ = 0;  // rows (samples)

@@ -51,8 +51,14 @@ class SigmoidCrossEntropyLossLayer : public LossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   Blob<Dtype> sigmoid_output_;
+  // The last forward's summed loss and number of counted elements (one
+  // number each, written on the device that computed them).
+  Blob<Dtype> loss_sum_{vector<int>()};
+  Blob<int> valid_count_{vector<int>()};
   bool has_ignore_label_ = false;
   int ignore_label_ = 0;
   LossParameter_NormalizationMode normalization_ =

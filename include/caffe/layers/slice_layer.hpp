@@ -43,6 +43,8 @@ class SliceLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   int slice_axis_ = 1;
   int num_slices_ = 0;  // product of the axes before slice_axis_

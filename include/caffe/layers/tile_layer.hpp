@@ -40,6 +40,8 @@ class TileLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   int axis_ = 1;
   int tiles_ = 1;

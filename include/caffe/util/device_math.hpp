@@ -136,6 +136,12 @@ void AddOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
   CAFFE_ON_DEVICE_(gpu, gpu_add<Dtype>(n, a, b, y),
                    caffe_add(static_cast<int>(n), a, b, y));
 }
+// y = a - b (element-wise)
+template <typename Dtype>
+void SubOn(bool gpu, long n, const Dtype* a, const Dtype* b, Dtype* y) {
+  CAFFE_ON_DEVICE_(gpu, gpu_sub<Dtype>(n, a, b, y),
+                   caffe_sub(static_cast<int>(n), a, b, y));
+}
 template <typename Dtype>
 void AddScalarOn(bool gpu, long n, Dtype a, Dtype* y) {
   CAFFE_ON_DEVICE_(gpu, gpu_add_scalar<Dtype>(n, a, y),

@@ -34,6 +34,8 @@ void gpu_powx(long n, const Dtype* x, Dtype p, Dtype* y);
 template <typename Dtype>
 void gpu_add(long n, const Dtype* a, const Dtype* b, Dtype* y);
 template <typename Dtype>
+void gpu_sub(long n, const Dtype* a, const Dtype* b, Dtype* y);
+template <typename Dtype>
 void gpu_mul(long n, const Dtype* a, const Dtype* b, Dtype* y);
 template <typename Dtype>
 void gpu_div(long n, const Dtype* a, const Dtype* b, Dtype* y);

@@ -92,33 +92,8 @@ void ConcatLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
   }
 }
 
-template <typename Dtype>
-void ConcatLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                     const vector<Blob<Dtype>*>& top) {
-  ForwardOn(false, bottom, top);
-}
-
-template <typename Dtype>
-void ConcatLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                      const vector<bool>& propagate_down,
-                                      const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(false, top, propagate_down, bottom);
-}
-
-#ifdef USE_CUDA
-template <typename Dtype>
-void ConcatLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
-                                     const vector<Blob<Dtype>*>& top) {
-  ForwardOn(true, bottom, top);
-}
-
-template <typename Dtype>
-void ConcatLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
-                                      const vector<bool>& propagate_down,
-                                      const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(true, top, propagate_down, bottom);
-}
-#endif
+DEFINE_CPU_BY_ON(ConcatLayer);
+DEFINE_GPU_BY_ON(ConcatLayer);
 
 INSTANTIATE_CLASS(ConcatLayer);
 REGISTER_LAYER_CLASS(Concat);

@@ -22,6 +22,7 @@ template <typename Dtype>
 void DeconvolutionLayer<Dtype>::ForwardOn(bool gpu,
                                           const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
+  gpu = gpu && this->gpu_im2col_supported();  // N-D: the CPU code
   const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
     const Dtype* bottom_data = DataOn(gpu, *bottom[i]);
@@ -46,6 +47,7 @@ template <typename Dtype>
 void DeconvolutionLayer<Dtype>::BackwardOn(
     bool gpu, const vector<Blob<Dtype>*>& top,
     const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
+  gpu = gpu && this->gpu_im2col_supported();  // N-D: the CPU code
   const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
@@ -85,33 +87,8 @@ void DeconvolutionLayer<Dtype>::BackwardOn(
   }
 }
 
-template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                            const vector<Blob<Dtype>*>& top) {
-  ForwardOn(false, bottom, top);
-}
-
-template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Backward_cpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(false, top, propagate_down, bottom);
-}
-
-#ifdef USE_CUDA
-template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
-                                            const vector<Blob<Dtype>*>& top) {
-  ForwardOn(this->gpu_im2col_supported(), bottom, top);
-}
-
-template <typename Dtype>
-void DeconvolutionLayer<Dtype>::Backward_gpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(this->gpu_im2col_supported(), top, propagate_down, bottom);
-}
-#endif
+DEFINE_CPU_BY_ON(DeconvolutionLayer);
+DEFINE_GPU_BY_ON(DeconvolutionLayer);
 
 INSTANTIATE_CLASS(DeconvolutionLayer);
 REGISTER_LAYER_CLASS(Deconvolution);

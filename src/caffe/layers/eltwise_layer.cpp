@@ -154,33 +154,8 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
   }
 }
 
-template <typename Dtype>
-void EltwiseLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                      const vector<Blob<Dtype>*>& top) {
-  ForwardOn(false, bottom, top);
-}
-
-template <typename Dtype>
-void EltwiseLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                       const vector<bool>& propagate_down,
-                                       const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(false, top, propagate_down, bottom);
-}
-
-#ifdef USE_CUDA
-template <typename Dtype>
-void EltwiseLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
-                                      const vector<Blob<Dtype>*>& top) {
-  ForwardOn(true, bottom, top);
-}
-
-template <typename Dtype>
-void EltwiseLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
-                                       const vector<bool>& propagate_down,
-                                       const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(true, top, propagate_down, bottom);
-}
-#endif
+DEFINE_CPU_BY_ON(EltwiseLayer);
+DEFINE_GPU_BY_ON(EltwiseLayer);
 
 INSTANTIATE_CLASS(EltwiseLayer);
 REGISTER_LAYER_CLASS(Eltwise);

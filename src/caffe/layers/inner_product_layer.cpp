@@ -120,33 +120,8 @@ void InnerProductLayer<Dtype>::BackwardOn(
   }
 }
 
-template <typename Dtype>
-void InnerProductLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                           const vector<Blob<Dtype>*>& top) {
-  ForwardOn(false, bottom, top);
-}
-
-template <typename Dtype>
-void InnerProductLayer<Dtype>::Backward_cpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(false, top, propagate_down, bottom);
-}
-
-#ifdef USE_CUDA
-template <typename Dtype>
-void InnerProductLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
-                                           const vector<Blob<Dtype>*>& top) {
-  ForwardOn(true, bottom, top);
-}
-
-template <typename Dtype>
-void InnerProductLayer<Dtype>::Backward_gpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
-  BackwardOn(true, top, propagate_down, bottom);
-}
-#endif
+DEFINE_CPU_BY_ON(InnerProductLayer);
+DEFINE_GPU_BY_ON(InnerProductLayer);
 
 INSTANTIATE_CLASS(InnerProductLayer);
 REGISTER_LAYER_CLASS(InnerProduct);

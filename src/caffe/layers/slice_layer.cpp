@@ -1,4 +1,5 @@
 #include "caffe/layers/slice_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 #include <vector>
 
@@ -66,44 +67,48 @@ void SliceLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+// One body for both devices (util/device_math.hpp).
 template <typename Dtype>
-void SliceLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                    const vector<Blob<Dtype>*>& top) {
-  const Dtype* bottom_data = bottom[0]->cpu_data();
-  const int bottom_axis = bottom[0]->shape(slice_axis_);
-  int offset = 0;  // position along the slice axis
+void SliceLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                                  const vector<Blob<Dtype>*>& top) {
+  const Dtype* bottom_data = DataOn(gpu, *bottom[0]);
+  const long bottom_axis = bottom[0]->shape(slice_axis_);
+  long offset = 0;  // position along the slice axis
   for (size_t i = 0; i < top.size(); ++i) {
-    Dtype* top_data = top[i]->mutable_cpu_data();
-    const int axis_size = top[i]->shape(slice_axis_);
-    const int chunk = axis_size * slice_size_;
-    for (int n = 0; n < num_slices_; ++n) {
-      caffe_copy(chunk,
-                 bottom_data + (n * bottom_axis + offset) * slice_size_,
-                 top_data + n * chunk);
+    Dtype* top_data = MutableDataOn(gpu, top[i]);
+    const long axis_size = top[i]->shape(slice_axis_);
+    const long chunk = axis_size * slice_size_;
+    for (long n = 0; n < num_slices_; ++n) {
+      CopyOn(gpu, chunk,
+             bottom_data + (n * bottom_axis + offset) * slice_size_,
+             top_data + n * chunk);
     }
     offset += axis_size;
   }
 }
 
 template <typename Dtype>
-void SliceLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                     const vector<bool>& propagate_down,
-                                     const vector<Blob<Dtype>*>& bottom) {
+void SliceLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                   const vector<bool>& propagate_down,
+                                   const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
-  const int bottom_axis = bottom[0]->shape(slice_axis_);
-  int offset = 0;
+  Dtype* bottom_diff = MutableDiffOn(gpu, bottom[0]);
+  const long bottom_axis = bottom[0]->shape(slice_axis_);
+  long offset = 0;
   for (size_t i = 0; i < top.size(); ++i) {
-    const Dtype* top_diff = top[i]->cpu_diff();
-    const int axis_size = top[i]->shape(slice_axis_);
-    const int chunk = axis_size * slice_size_;
-    for (int n = 0; n < num_slices_; ++n) {
-      caffe_copy(chunk, top_diff + n * chunk,
-                 bottom_diff + (n * bottom_axis + offset) * slice_size_);
+    const Dtype* top_diff = DiffOn(gpu, *top[i]);
+    const long axis_size = top[i]->shape(slice_axis_);
+    const long chunk = axis_size * slice_size_;
+    for (long n = 0; n < num_slices_; ++n) {
+      CopyOn(gpu, chunk, top_diff + n * chunk,
+             bottom_diff + (n * bottom_axis + offset) * slice_size_);
     }
     offset += axis_size;
   }
 }
+
+DEFINE_CPU_BY_ON(SliceLayer);
+DEFINE_GPU_BY_ON(SliceLayer);
 
 INSTANTIATE_CLASS(SliceLayer);
 REGISTER_LAYER_CLASS(Slice);

@@ -1,4 +1,5 @@
 #include "caffe/layers/tile_layer.hpp"
+#include "caffe/util/device_math.hpp"
 
 #include <vector>
 
@@ -26,37 +27,42 @@ void TileLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   inner_dim_ = bottom[0]->count(axis_);
 }
 
+// One body for both devices (util/device_math.hpp).
 template <typename Dtype>
-void TileLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                   const vector<Blob<Dtype>*>& top) {
-  const Dtype* src = bottom[0]->cpu_data();
-  Dtype* dst = top[0]->mutable_cpu_data();
+void TileLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                                 const vector<Blob<Dtype>*>& top) {
+  const Dtype* src = DataOn(gpu, *bottom[0]);
+  Dtype* dst = MutableDataOn(gpu, top[0]);
   for (int i = 0; i < outer_dim_; ++i) {
     for (int t = 0; t < tiles_; ++t) {
-      caffe_copy(inner_dim_, src, dst);
+      CopyOn(gpu, inner_dim_, src, dst);
       dst += inner_dim_;
     }
     src += inner_dim_;
   }
 }
 
+// Each tile's gradient added in tile order.
 template <typename Dtype>
-void TileLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                    const vector<bool>& propagate_down,
-                                    const vector<Blob<Dtype>*>& bottom) {
+void TileLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                  const vector<bool>& propagate_down,
+                                  const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  const Dtype* src = top[0]->cpu_diff();
-  Dtype* dst = bottom[0]->mutable_cpu_diff();
+  const Dtype* src = DiffOn(gpu, *top[0]);
+  Dtype* dst = MutableDiffOn(gpu, bottom[0]);
   for (int i = 0; i < outer_dim_; ++i) {
-    caffe_copy(inner_dim_, src, dst);
+    CopyOn(gpu, inner_dim_, src, dst);
     src += inner_dim_;
     for (int t = 1; t < tiles_; ++t) {
-      caffe_axpy(inner_dim_, Dtype(1), src, dst);
+      AxpyOn(gpu, inner_dim_, Dtype(1), src, dst);
       src += inner_dim_;
     }
     dst += inner_dim_;
   }
 }
+
+DEFINE_CPU_BY_ON(TileLayer);
+DEFINE_GPU_BY_ON(TileLayer);
 
 INSTANTIATE_CLASS(TileLayer);
 REGISTER_LAYER_CLASS(Tile);

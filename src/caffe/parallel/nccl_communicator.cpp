@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -84,7 +85,7 @@ class NcclCommunicator : public Communicator {
   }
 
   ~NcclCommunicator() override {
-    for (cudaEvent_t e : done_) cudaEventDestroy(e);
+    for (auto& entry : pending_) cudaEventDestroy(entry.second.done);
     if (comm_ != nullptr) ncclCommDestroy(comm_);
     if (scratch_ != nullptr) cudaFree(scratch_);
     cudaEventDestroy(queued_);
@@ -102,8 +103,8 @@ class NcclCommunicator : public Communicator {
     CheckNccl(ncclAllReduce(on_device, on_device, count, NcclType(type),
                             ncclSum, comm_, stream_),
               "ncclAllReduce", what);
+    Finish(what);  // before any copy back that would block on a dead peer
     StageOut(on_device, data, bytes);
-    Finish(what);
   }
 
   int StartAllreduceSum(void* data, size_t count, Type type,
@@ -122,11 +123,13 @@ class NcclCommunicator : public Communicator {
   void Progress() override {}
 
   void Wait(int handle) override {
-    CAFFE_INTERNAL_CHECK(handle >= 0 &&
-                         handle < static_cast<int>(done_.size()));
-    cudaEvent_t done = done_[handle];
-    PollUntil([&] { return cudaEventQuery(done); }, done_what_[handle]);
+    auto it = pending_.find(handle);
+    CAFFE_INTERNAL_CHECK(it != pending_.end());
+    cudaEvent_t done = it->second.done;
+    PollUntil([&] { return cudaEventQuery(done); }, it->second.what);
     CUDA_CHECK(cudaStreamWaitEvent(0, done, 0));
+    cudaEventDestroy(done);  // the wait above is already queued
+    pending_.erase(it);
   }
 
   void Broadcast(void* data, size_t bytes, int root,
@@ -135,8 +138,8 @@ class NcclCommunicator : public Communicator {
     CheckNccl(ncclBroadcast(on_device, on_device, bytes, ncclChar, root,
                             comm_, stream_),
               "ncclBroadcast", what);
-    StageOut(on_device, data, bytes);
     Finish(what);
+    StageOut(on_device, data, bytes);
   }
 
   std::vector<std::vector<uint64_t> > Allgather(
@@ -187,10 +190,12 @@ class NcclCommunicator : public Communicator {
     return scratch_;
   }
 
+  // After Finish: the stream is idle, so the copy cannot wait on a peer.
   void StageOut(void* on_device, void* data, size_t bytes) {
     if (on_device == data) return;
     CUDA_CHECK(cudaMemcpyAsync(data, on_device, bytes, cudaMemcpyDeviceToHost,
                                stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   // Blocks until the stream is idle; later default-stream work follows.
@@ -206,17 +211,16 @@ class NcclCommunicator : public Communicator {
     CheckNccl(ncclAllGather(base + rank_ * n * sizeof(uint64_t), base, n,
                             ncclUint64, comm_, stream_),
               "ncclAllGather", what);
-    StageOut(on_device, values, bytes);
     Finish(what);
+    StageOut(on_device, values, bytes);
   }
 
   int Record(const std::string& what) {
     cudaEvent_t done;
     CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     CUDA_CHECK(cudaEventRecord(done, stream_));
-    done_.push_back(done);
-    done_what_.push_back(what);
-    return static_cast<int>(done_.size()) - 1;
+    pending_[next_handle_] = Pending{done, what};
+    return next_handle_++;
   }
 
   // Polls `query` until it says done; a failure NCCL reports, or the
@@ -266,8 +270,12 @@ class NcclCommunicator : public Communicator {
   cudaEvent_t queued_ = nullptr;
   void* scratch_ = nullptr;
   size_t scratch_bytes_ = 0;
-  std::vector<cudaEvent_t> done_;
-  std::vector<std::string> done_what_;
+  struct Pending {
+    cudaEvent_t done;
+    std::string what;
+  };
+  std::map<int, Pending> pending_;  // sums started, not yet waited for
+  int next_handle_ = 0;
 };
 
 }  // namespace

@@ -59,6 +59,10 @@ struct BinaryBody {
   CAFFE_KERNEL void operator()(long i) const { y[i] = op(a[i], b[i]); }
 };
 template <typename Dtype>
+struct SubOp {
+  CAFFE_KERNEL Dtype operator()(Dtype a, Dtype b) const { return a - b; }
+};
+template <typename Dtype>
 struct DivOp {
   CAFFE_KERNEL Dtype operator()(Dtype a, Dtype b) const { return a / b; }
 };
@@ -99,6 +103,10 @@ void gpu_add(long n, const Dtype* a, const Dtype* b, Dtype* y) {
   ForEachGpu(n, BinaryBody<Dtype, AddOp<Dtype> >{a, b, y, AddOp<Dtype>()});
 }
 template <typename Dtype>
+void gpu_sub(long n, const Dtype* a, const Dtype* b, Dtype* y) {
+  ForEachGpu(n, BinaryBody<Dtype, SubOp<Dtype> >{a, b, y, SubOp<Dtype>()});
+}
+template <typename Dtype>
 void gpu_mul(long n, const Dtype* a, const Dtype* b, Dtype* y) {
   ForEachGpu(n, BinaryBody<Dtype, MulOp<Dtype> >{a, b, y, MulOp<Dtype>()});
 }
@@ -121,6 +129,7 @@ void gpu_copy_bytes(size_t bytes, const void* x, void* y) {
   template void gpu_sign<Dtype>(long, const Dtype*, Dtype*);                 \
   template void gpu_powx<Dtype>(long, const Dtype*, Dtype, Dtype*);          \
   template void gpu_add<Dtype>(long, const Dtype*, const Dtype*, Dtype*);    \
+  template void gpu_sub<Dtype>(long, const Dtype*, const Dtype*, Dtype*);    \
   template void gpu_mul<Dtype>(long, const Dtype*, const Dtype*, Dtype*);    \
   template void gpu_div<Dtype>(long, const Dtype*, const Dtype*, Dtype*)
 

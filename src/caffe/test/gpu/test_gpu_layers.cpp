@@ -28,6 +28,7 @@ struct LayerCase {
   const char* prototxt;       // the LayerParameter
   std::vector<int> shape;     // of each bottom
   int bottoms;
+  int tops = 0;               // 0: one, or one per bottom when several
 };
 
 void PrintTo(const LayerCase& c, std::ostream* os) { *os << c.name; }
@@ -81,6 +82,11 @@ const LayerCase kCases[] = {
        num_output: 6 kernel_size: 2 stride: 2 group: 3 bias_term: false
        weight_filler { type: "gaussian" std: 0.3 } })",
      {2, 3, 3, 3}, 1},
+    {"Slice", R"(type: "Slice" slice_param { axis: 1 slice_point: 1
+       slice_point: 4 })", {2, 6, 3, 2}, 1, 3},
+    {"Tile", R"(type: "Tile" tile_param { axis: 1 tiles: 3 })",
+     {2, 3, 2, 2}, 1},
+    {"EuclideanLoss", R"(type: "EuclideanLoss")", {4, 5}, 2, 1},
     {"PoolingMax", R"(type: "Pooling" pooling_param {
        pool: MAX kernel_size: 3 stride: 2 })",
      {2, 3, 7, 8}, 1},
@@ -133,6 +139,11 @@ const LayerCase kCases[] = {
        operation: MAX })", {2, 3, 4, 4}, 3},
 };
 
+int TopCount(const LayerCase& c, const LayerParameter& param) {
+  if (c.tops > 0) return c.tops;
+  return param.type() == "Eltwise" || c.bottoms == 1 ? 1 : c.bottoms;
+}
+
 template <typename Dtype>
 double Tolerance() {
   return sizeof(Dtype) == sizeof(float) ? 1e-4 : 1e-10;
@@ -163,7 +174,7 @@ RunResult<Dtype> Run(const LayerCase& c, Caffe::Brew mode) {
     GaussianFiller<Dtype>(f).Fill(owned.back().get());
     bottom.push_back(owned.back().get());
   }
-  const int tops = param.type() == "Eltwise" || c.bottoms == 1 ? 1 : c.bottoms;
+  const int tops = TopCount(c, param);
   for (int i = 0; i < tops; ++i) {
     owned.emplace_back(new Blob<Dtype>());
     top.push_back(owned.back().get());
@@ -250,7 +261,7 @@ TEST_P(GpuLayerTest, GradientCheck) {
     GaussianFiller<double>(f).Fill(owned.back().get());
     bottom.push_back(owned.back().get());
   }
-  const int tops = param.type() == "Eltwise" || c.bottoms == 1 ? 1 : c.bottoms;
+  const int tops = TopCount(c, param);
   for (int i = 0; i < tops; ++i) {
     owned.emplace_back(new Blob<double>());
     top.push_back(owned.back().get());
@@ -291,6 +302,40 @@ TEST(GpuThresholdTest, ForwardMatchesCpu) {
   }
   EXPECT_EQ(out[1], out[0]);
   EXPECT_GT(std::count(out[0].begin(), out[0].end(), 1.0f), 10);
+}
+
+// SigmoidCrossEntropyLoss refuses a gradient for its targets, so it is not
+// a case above: loss and logit gradient on the GPU against the CPU, with
+// targets in [0, 1] and one ignored label.
+TEST(GpuSigmoidCrossEntropyLossTest, LossAndGradientMatchCpu) {
+  SKIP_WITHOUT_GPU();
+  LayerParameter param;
+  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "l" type: "SigmoidCrossEntropyLoss"
+         loss_param { ignore_label: 1 normalization: VALID })", &param));
+  std::vector<std::vector<double> > out;
+  for (Caffe::Brew mode : {Caffe::CPU, Caffe::GPU}) {
+    ModeScope scope(mode);
+    Blob<double> x(std::vector<int>{4, 6}), t(std::vector<int>{4, 6}), loss;
+    for (int i = 0; i < x.count(); ++i) {
+      x.mutable_cpu_data()[i] = 3 * std::sin(0.9 * i);
+      t.mutable_cpu_data()[i] = i % 7 == 0 ? 1 : (i % 3) * 0.25;
+    }
+    std::vector<Blob<double>*> b{&x, &t}, top{&loss};
+    std::shared_ptr<Layer<double> > layer =
+        LayerRegistry<double>::CreateLayer(param);
+    layer->SetUp(b, top);
+    layer->Forward(b, top);
+    loss.mutable_cpu_diff()[0] = 2;
+    layer->Backward(top, {true, false}, b);
+    std::vector<double> r(x.cpu_diff(), x.cpu_diff() + x.count());
+    r.push_back(loss.cpu_data()[0]);
+    out.push_back(r);
+  }
+  ASSERT_EQ(out[1].size(), out[0].size());
+  for (size_t i = 0; i < out[0].size(); ++i)
+    EXPECT_NEAR(out[1][i], out[0][i], 1e-10 * std::max(1.0, std::fabs(out[0][i])))
+        << "element " << i << " (the last is the loss)";
 }
 
 }  // namespace
