@@ -6,7 +6,8 @@
 // exists.  Reads verify checksums, so a damaged table surfaces as
 // caffe::Error (naming the path and LevelDB's status text) from the cursor
 // instead of as silently wrong records.  LevelDB locks its directory: one
-// open DB per store per process.  Only builds with USE_LEVELDB have it
+// open DB per store per process, so READ opens of one store in a process
+// share one handle (another process is refused with an error saying so).  Only builds with USE_LEVELDB have it
 // (this header is then empty; db::GetDB says why).
 #ifndef CAFFE_UTIL_DB_LEVELDB_HPP_
 #define CAFFE_UTIL_DB_LEVELDB_HPP_
@@ -64,7 +65,11 @@ class LevelDB : public DB {
   LevelDBTransaction* NewTransaction() override;
 
  private:
-  std::unique_ptr<leveldb::DB> db_;
+  static std::shared_ptr<leveldb::DB> OpenDb(const string& source,
+                                             Mode mode);
+
+  // READ opens of one store in this process share this handle.
+  std::shared_ptr<leveldb::DB> db_;
   string source_;
 };
 

@@ -2,7 +2,9 @@
 //
 // Contract: the store is a directory holding data.mdb and lock.mdb, as Caffe
 // writes it.  READ opens with MDB_RDONLY | MDB_NOTLS, so a cursor created on
-// one thread may be used on another (the prefetch thread).  The memory map
+// one thread may be used on another (the prefetch thread).  LMDB forbids
+// opening one store twice in a process, so READ opens of the same directory
+// share one environment, closed with its last user.  The memory map
 // starts at LMDB's default size and doubles whenever a commit hits
 // MDB_MAP_FULL, so writers never need to guess the final size.  Reads
 // run under GuardMappedRead (mapped_read_guard.hpp): a corrupted or
@@ -12,6 +14,7 @@
 #define CAFFE_UTIL_DB_LMDB_HPP_
 
 #include <lmdb.h>
+#include <sys/types.h>
 
 #include <string>
 #include <utility>
@@ -66,7 +69,7 @@ class LMDBTransaction : public Transaction {
 
 class LMDB : public DB {
  public:
-  LMDB() : env_(nullptr) {}
+  LMDB() : env_(nullptr), shared_(false) {}
   ~LMDB() override { Close(); }
   void Open(const string& source, Mode mode) override;
   void Close() override;
@@ -76,6 +79,10 @@ class LMDB : public DB {
  private:
   MDB_env* env_;
   string source_;
+  // READ opens share one environment per store in the process (LMDB
+  // forbids two): shared_ says env_ is that one, under shared_key_.
+  bool shared_;
+  std::pair<dev_t, ino_t> shared_key_;
 };
 
 }  // namespace db

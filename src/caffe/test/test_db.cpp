@@ -7,6 +7,8 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "caffe/net.hpp"
 #include "caffe/test/test_data_helpers.hpp"
@@ -18,8 +20,63 @@ using test::TempDir;
 
 class DBTest : public ::testing::Test {
  protected:
+  // Zero-padded, so that key order is record order.
+  static string KeyOf(int i) {
+    string key = std::to_string(i);
+    return string(5 - key.size(), '0') + key;
+  }
+  // Writes `records` records to a new `backend` store at `path`.
+  static void WriteRecords(const string& backend, const string& path,
+                           int records) {
+    std::unique_ptr<db::DB> db(db::GetDB(backend));
+    db->Open(path, db::NEW);
+    std::unique_ptr<db::Transaction> txn(db->NewTransaction());
+    for (int i = 0; i < records; ++i)
+      txn->Put(KeyOf(i), "value " + std::to_string(i));
+    txn->Commit();
+  }
+  // Several threads at once, many times over, each open the store for
+  // reading, read every record and close it, as the Data layers of
+  // thread ranks do: every read must see all `records` records.
+  static void ReadConcurrently(const string& backend, const string& path,
+                               int records) {
+    const int threads = 4, rounds = 150;
+    std::vector<int> seen(threads * rounds, -1);
+    std::vector<string> errors(threads);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        try {
+          for (int round = 0; round < rounds; ++round) {
+            std::unique_ptr<db::DB> db(db::GetDB(backend));
+            db->Open(path, db::READ);
+            std::unique_ptr<db::Cursor> cursor(db->NewCursor());
+            int n = 0;
+            for (; cursor->valid(); cursor->Next()) {
+              if (cursor->value() != "value " + std::to_string(n)) break;
+              ++n;
+            }
+            seen[t * rounds + round] = n;
+          }
+        } catch (const Error& e) {
+          errors[t] = e.what();
+        }
+      });
+    }
+    for (std::thread& w : workers) w.join();
+    for (int t = 0; t < threads; ++t) EXPECT_EQ(errors[t], "") << t;
+    for (size_t i = 0; i < seen.size(); ++i)
+      EXPECT_EQ(seen[i], records) << "thread " << i / rounds << " round "
+                                  << i % rounds;
+  }
+
   TempDir tmp_;
 };
+
+TEST_F(DBTest, LMDBReadOpensFromManyThreadsShareOneStore) {
+  WriteRecords("lmdb", tmp_.file("db"), 20);
+  ReadConcurrently("lmdb", tmp_.file("db"), 20);
+}
 
 TEST_F(DBTest, LMDBWriteReadRoundTrip) {
   const string path = tmp_.file("db");
@@ -204,6 +261,11 @@ TEST_F(DBTest, LevelDBWriteReadRoundTrip) {
   cursor->SeekToFirst();
   ASSERT_TRUE(cursor->valid());
   EXPECT_EQ("key_a", cursor->key());
+}
+
+TEST_F(DBTest, LevelDBReadOpensFromManyThreadsShareOneStore) {
+  WriteRecords("leveldb", tmp_.file("db"), 300);
+  ReadConcurrently("leveldb", tmp_.file("db"), 300);
 }
 
 TEST_F(DBTest, LevelDBWriteModeAddsToExistingAndCreates) {

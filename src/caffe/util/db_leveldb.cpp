@@ -3,12 +3,53 @@
 // Compiled to nothing without LevelDB (USE_LEVELDB=OFF): db.cpp's GetDB
 // refuses the backend instead.
 #ifdef USE_LEVELDB
+#include <sys/stat.h>
+
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace caffe {
 namespace db {
+
+namespace {
+
+// LevelDB locks its directory per process, so the solvers of thread ranks
+// or of `--gpu=0,1` reading one store would refuse each other: READ opens
+// of one directory (by device and inode) share one handle, kept here
+// weakly and closed with its last user.
+std::mutex& SharedMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::pair<dev_t, ino_t>, std::weak_ptr<leveldb::DB> >& SharedDbs() {
+  static auto* dbs =
+      new std::map<std::pair<dev_t, ino_t>, std::weak_ptr<leveldb::DB> >();
+  return *dbs;
+}
+
+}  // namespace
 
 void LevelDB::Open(const string& source, Mode mode) {
   Close();
   source_ = source;
+  struct stat st;
+  if (mode == READ && stat(source.c_str(), &st) == 0) {
+    std::lock_guard<std::mutex> lock(SharedMutex());
+    std::weak_ptr<leveldb::DB>& shared = SharedDbs()[{st.st_dev, st.st_ino}];
+    db_ = shared.lock();
+    if (!db_) {
+      db_ = OpenDb(source, mode);
+      shared = db_;
+    }
+  } else {
+    db_ = OpenDb(source, mode);
+  }
+  LOG(INFO) << "Opened leveldb " << source;
+}
+
+std::shared_ptr<leveldb::DB> LevelDB::OpenDb(const string& source,
+                                             Mode mode) {
   leveldb::Options options;
   options.block_size = 65536;
   options.write_buffer_size = 268435456;
@@ -34,8 +75,7 @@ void LevelDB::Open(const string& source, Mode mode) {
                                "of processes can read)"
                              : "");
   }
-  db_.reset(db);
-  LOG(INFO) << "Opened leveldb " << source;
+  return std::shared_ptr<leveldb::DB>(db);
 }
 
 LevelDBCursor* LevelDB::NewCursor() {

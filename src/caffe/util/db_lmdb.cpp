@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -66,22 +68,12 @@ std::vector<std::pair<const char*, const char*> > MappedExtents(
 
 }  // namespace
 
-void LMDB::Open(const string& source, Mode mode) {
-  Close();
-  source_ = source;
-  if (mode == NEW) {
-    if (mkdir(source.c_str(), 0744) != 0) {
-      CAFFE_THROW() << "Cannot create LMDB directory '" << source
-                    << "': " << std::strerror(errno)
-                    << (errno == EEXIST ? " (remove it or choose another path)"
-                                        : "");
-    }
-  }
+namespace {
+
+// Opens the environment at `source` with `flags`; throws naming the store.
+MDB_env* OpenEnv(const string& source, unsigned int flags) {
   MDB_env* env = nullptr;
   CheckMdb(mdb_env_create(&env), source, "environment creation");
-  // Read-only opens take no write lock and, with NOTLS, tie the read
-  // transaction to the cursor rather than to the opening thread.
-  const unsigned int flags = (mode == READ) ? (MDB_RDONLY | MDB_NOTLS) : 0;
   mdb_env_set_assert(env, OnLmdbAssert);
   int rc = MDB_SUCCESS;
   try {
@@ -97,15 +89,81 @@ void LMDB::Open(const string& source, Mode mode) {
     mdb_env_close(env);
     CheckMdb(rc, source, "open");
   }
-  env_ = env;
+  return env;
+}
+
+// LMDB forbids opening one store twice in a process: its locks are the
+// process's fcntl locks, so a second open believes it is the store's only
+// user and resets the shared lock table while the first is reading (a
+// reader then sees transaction 0, an empty store).  Thread ranks and
+// solvers per GPU each have a Data layer on the same source, so read-only
+// opens of one directory (by device and inode) share one environment,
+// counted here and closed with its last user.
+struct SharedEnv {
+  MDB_env* env;
+  int users;
+};
+std::mutex& SharedEnvMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::map<std::pair<dev_t, ino_t>, SharedEnv>& SharedEnvs() {
+  static auto* envs = new std::map<std::pair<dev_t, ino_t>, SharedEnv>();
+  return *envs;
+}
+
+}  // namespace
+
+void LMDB::Open(const string& source, Mode mode) {
+  Close();
+  source_ = source;
+  if (mode == NEW) {
+    if (mkdir(source.c_str(), 0744) != 0) {
+      CAFFE_THROW() << "Cannot create LMDB directory '" << source
+                    << "': " << std::strerror(errno)
+                    << (errno == EEXIST ? " (remove it or choose another path)"
+                                        : "");
+    }
+  }
+  struct stat st;
+  if (mode != READ || stat(source.c_str(), &st) != 0) {
+    // Writers own their environment; a missing store fails in the open,
+    // with LMDB's words.  Read-only opens take no write lock and, with
+    // NOTLS, tie the read transaction to the cursor rather than to the
+    // opening thread.
+    env_ = OpenEnv(source, mode == READ ? (MDB_RDONLY | MDB_NOTLS) : 0);
+  } else {
+    std::lock_guard<std::mutex> lock(SharedEnvMutex());
+    const std::pair<dev_t, ino_t> key(st.st_dev, st.st_ino);
+    auto it = SharedEnvs().find(key);
+    if (it == SharedEnvs().end()) {
+      SharedEnv shared = {OpenEnv(source, MDB_RDONLY | MDB_NOTLS), 0};
+      it = SharedEnvs().emplace(key, shared).first;
+    }
+    ++it->second.users;
+    env_ = it->second.env;
+    shared_key_ = key;
+    shared_ = true;
+  }
   LOG(INFO) << "Opened lmdb " << source;
 }
 
 void LMDB::Close() {
-  if (env_) {
+  if (!env_) return;
+  if (shared_) {
+    std::lock_guard<std::mutex> lock(SharedEnvMutex());
+    auto it = SharedEnvs().find(shared_key_);
+    CAFFE_CHECK(it != SharedEnvs().end() && it->second.env == env_)
+        << "shared LMDB environment of '" << source_ << "' lost";
+    if (--it->second.users == 0) {
+      mdb_env_close(env_);
+      SharedEnvs().erase(it);
+    }
+    shared_ = false;
+  } else {
     mdb_env_close(env_);
-    env_ = nullptr;
   }
+  env_ = nullptr;
 }
 
 LMDBCursor* LMDB::NewCursor() {
