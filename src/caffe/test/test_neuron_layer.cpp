@@ -1,5 +1,6 @@
 // Tests for the element-wise layers built on NeuronLayer: ReLU, PReLU, ELU,
-// Sigmoid, TanH, AbsVal, BNLL, Exp, Log and Dropout.  (Power has its own
+// Sigmoid, TanH, AbsVal, BNLL, Exp, Log, Dropout, and master's Clip and
+// Swish.  (Power has its own
 // file.)  Each checks forward values against loops written here, the
 // gradient by finite differences, in-place equivalence where allowed, the
 // BackwardReads declaration by poisoning, and parameter errors.
@@ -13,6 +14,7 @@
 #include "caffe/common.hpp"
 #include "caffe/layers/absval_layer.hpp"
 #include "caffe/layers/bnll_layer.hpp"
+#include "caffe/layers/clip_layer.hpp"
 #include "caffe/layers/dropout_layer.hpp"
 #include "caffe/layers/elu_layer.hpp"
 #include "caffe/layers/exp_layer.hpp"
@@ -20,6 +22,7 @@
 #include "caffe/layers/prelu_layer.hpp"
 #include "caffe/layers/relu_layer.hpp"
 #include "caffe/layers/sigmoid_layer.hpp"
+#include "caffe/layers/swish_layer.hpp"
 #include "caffe/layers/tanh_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
@@ -731,10 +734,144 @@ TYPED_TEST(NeuronLayerTest, DropoutBadRatio) {
 
 // ---------------------------------------------------------------- Registry
 
+// ---------------------------------------------------------------- Clip
+
+static LayerParameter ClipParam(float lo, float hi) {
+  LayerParameter p = NamedParam("Clip");
+  p.mutable_clip_param()->set_min(lo);
+  p.mutable_clip_param()->set_max(hi);
+  return p;
+}
+
+TYPED_TEST(NeuronLayerTest, ClipForward) {
+  typedef TypeParam Dtype;
+  // Values exactly at the bounds stay and pass their gradient (Caffe's >=).
+  this->bottom_.mutable_cpu_data()[0] = Dtype(-0.5);
+  this->bottom_.mutable_cpu_data()[1] = Dtype(0.75);
+  ClipLayer<Dtype> layer(ClipParam(-0.5f, 0.75f));
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  int clipped = 0;
+  for (int i = 0; i < this->bottom_.count(); ++i) {
+    const Dtype x = this->bottom_.cpu_data()[i];
+    const Dtype expected = x < Dtype(-0.5) ? Dtype(-0.5)
+                           : x > Dtype(0.75) ? Dtype(0.75) : x;
+    EXPECT_EQ(expected, this->top_.cpu_data()[i]) << i;
+    clipped += expected != x;
+  }
+  EXPECT_GT(clipped, 20);
+  caffe_set(this->top_.count(), Dtype(2), this->top_.mutable_cpu_diff());
+  layer.Backward(this->top_vec_, vector<bool>(1, true), this->bottom_vec_);
+  for (int i = 0; i < this->bottom_.count(); ++i) {
+    const Dtype x = this->bottom_.cpu_data()[i];
+    const bool inside = x >= Dtype(-0.5) && x <= Dtype(0.75);
+    EXPECT_EQ(inside ? Dtype(2) : Dtype(0), this->bottom_.cpu_diff()[i]) << i;
+  }
+}
+
+TYPED_TEST(NeuronLayerTest, ClipGradient) {
+  typedef TypeParam Dtype;
+  // Finite differences need every input away from the two kinks.
+  Dtype* x = this->bottom_.mutable_cpu_data();
+  for (int i = 0; i < this->bottom_.count(); ++i) {
+    if (std::fabs(x[i] + Dtype(0.6)) < Dtype(0.05)) x[i] -= Dtype(0.1);
+    if (std::fabs(x[i] - Dtype(0.7)) < Dtype(0.05)) x[i] += Dtype(0.1);
+  }
+  ClipLayer<Dtype> layer(ClipParam(-0.6f, 0.7f));
+  GradientChecker<Dtype> checker(1e-3, 1e-3, 1701);
+  checker.CheckGradientEltwise(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(NeuronLayerTest, ClipInPlace) {
+  typedef TypeParam Dtype;
+  CheckInPlaceMatches<Dtype>(ClipParam(-0.6f, 0.7f), this->bottom_vec_);
+}
+
+TYPED_TEST(NeuronLayerTest, ClipBackwardReads) {
+  typedef TypeParam Dtype;
+  ClipLayer<Dtype> layer(ClipParam(-0.6f, 0.7f));
+  EXPECT_EQ(kReadsNothing, layer.Memory().backward_reads);
+  EXPECT_TRUE(layer.Memory().in_place);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->bottom_.count() * sizeof(unsigned int),
+            layer.InternalBytes());
+  CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(NeuronLayerTest, ClipRefusesBadBoundsNamingTheLayer) {
+  typedef TypeParam Dtype;
+  ClipLayer<Dtype> reversed(ClipParam(1.f, -1.f));
+  try {
+    reversed.SetUp(this->bottom_vec_, this->top_vec_);
+    ADD_FAILURE() << "min > max was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(string(e.what()).find("Clip layer test_Clip"), string::npos)
+        << e.what();
+  }
+  ClipLayer<Dtype> missing(NamedParam("Clip"));
+  EXPECT_THROW(missing.SetUp(this->bottom_vec_, this->top_vec_), Error);
+  shared_ptr<Layer<Dtype> > made =
+      LayerRegistry<Dtype>::CreateLayer(ClipParam(0, 6));
+  EXPECT_STREQ("Clip", made->type());
+}
+
+// ---------------------------------------------------------------- Swish
+
+static LayerParameter SwishParam(float beta) {
+  LayerParameter p = NamedParam("Swish");
+  p.mutable_swish_param()->set_beta(beta);
+  return p;
+}
+
+TYPED_TEST(NeuronLayerTest, SwishForward) {
+  typedef TypeParam Dtype;
+  this->bottom_.mutable_cpu_data()[0] = Dtype(60);
+  this->bottom_.mutable_cpu_data()[1] = Dtype(-60);
+  for (float beta : {1.f, 1.5f}) {
+    SwishLayer<Dtype> layer(SwishParam(beta));
+    layer.SetUp(this->bottom_vec_, this->top_vec_);
+    layer.Forward(this->bottom_vec_, this->top_vec_);
+    for (int i = 0; i < this->bottom_.count(); ++i) {
+      const double x = this->bottom_.cpu_data()[i];
+      const double expected = x / (1. + std::exp(-beta * x));
+      EXPECT_NEAR(expected, this->top_.cpu_data()[i], this->Tol(expected))
+          << "beta " << beta << " x " << x;
+    }
+  }
+}
+
+TYPED_TEST(NeuronLayerTest, SwishGradient) {
+  typedef TypeParam Dtype;
+  for (float beta : {1.f, 0.5f, 2.f}) {
+    SwishLayer<Dtype> layer(SwishParam(beta));
+    GradientChecker<Dtype> checker(1e-2, 1e-3, 1701);
+    checker.CheckGradientEltwise(&layer, this->bottom_vec_, this->top_vec_);
+  }
+  SwishLayer<Dtype> unit(NamedParam("Swish"));  // beta defaults to 1
+  GradientChecker<Dtype> checker(1e-2, 1e-3, 1701);
+  checker.CheckGradientEltwise(&unit, this->bottom_vec_, this->top_vec_);
+}
+
+TYPED_TEST(NeuronLayerTest, SwishInPlace) {
+  typedef TypeParam Dtype;
+  CheckInPlaceMatches<Dtype>(SwishParam(1.5f), this->bottom_vec_);
+}
+
+TYPED_TEST(NeuronLayerTest, SwishBackwardReads) {
+  typedef TypeParam Dtype;
+  SwishLayer<Dtype> layer(SwishParam(1.5f));
+  EXPECT_EQ(kReadsTopData, layer.Memory().backward_reads);
+  EXPECT_TRUE(layer.Memory().in_place);
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_EQ(this->bottom_.count() * sizeof(Dtype), layer.InternalBytes());
+  CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+}
+
 TYPED_TEST(NeuronLayerTest, Registered) {
   typedef TypeParam Dtype;
   for (const char* type : {"ReLU", "PReLU", "ELU", "Sigmoid", "TanH",
-                           "AbsVal", "BNLL", "Exp", "Log", "Dropout"}) {
+                           "AbsVal", "BNLL", "Exp", "Log", "Dropout",
+                           "Swish"}) {
     shared_ptr<Layer<Dtype> > layer =
         LayerRegistry<Dtype>::CreateLayer(NamedParam(type));
     EXPECT_STREQ(type, layer->type());
