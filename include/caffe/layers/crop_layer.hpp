@@ -44,12 +44,16 @@ class CropLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
  private:
   // Copies the cropped window between the big (bottom[0]-shaped) and small
-  // (top-shaped) buffers; to_small selects the direction.
-  void CopyWindow(const vector<int>& big_shape, const vector<int>& small_shape,
-                  Dtype* big, Dtype* small, bool to_small) const;
+  // (top-shaped) buffers on the chosen device; to_small selects the
+  // direction.
+  void CopyWindow(bool gpu, const vector<int>& big_shape,
+                  const vector<int>& small_shape, Dtype* big, Dtype* small,
+                  bool to_small) const;
 
   vector<int> offsets_;
 };

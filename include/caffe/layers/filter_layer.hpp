@@ -56,6 +56,8 @@ class FilterLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   // Items (in increasing order) whose selector value is non-zero.
   vector<int> indices_to_forward_;

@@ -44,6 +44,8 @@ class ReductionLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   ReductionParameter_ReductionOp op_ = ReductionParameter_ReductionOp_SUM;
   // coeff, divided by dim_ for MEAN.

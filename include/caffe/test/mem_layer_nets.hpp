@@ -1,5 +1,6 @@
 // mem_layer_nets.hpp: small TRAIN nets that use the layers models/ does
-// not (recurrent, Embed and friends, SPP and the extra losses), so that
+// not (recurrent, Embed and friends, SPP and the extra losses, Crop,
+// Filter, Silence, master's Clip and Swish), so that
 // every layer's memory declarations go through the optimizer's tests.
 #ifndef CAFFE_TEST_MEM_LAYER_NETS_HPP_
 #define CAFFE_TEST_MEM_LAYER_NETS_HPP_
@@ -62,6 +63,35 @@ layer { name: "mlog" type: "MultinomialLogisticLoss" bottom: "pa" bottom: "label
 layer { name: "rloss" type: "EuclideanLoss" bottom: "r" bottom: "r2" top: "rl" }
 layer { name: "d2" type: "DummyData" top: "r2"
   dummy_data_param { shape { dim: 2 } data_filler { type: "constant" value: 0 } } }
+)"},
+    {"crops_and_master_neurons", R"(
+layer { name: "d" type: "DummyData" top: "x" top: "ref" top: "sel" top: "t"
+  top: "spare"
+  dummy_data_param { shape { dim: 2 dim: 3 dim: 6 dim: 6 }
+    shape { dim: 2 dim: 4 dim: 4 dim: 4 } shape { dim: 2 } shape { dim: 2 }
+    shape { dim: 3 }
+    data_filler { type: "gaussian" std: 1 } data_filler { type: "constant" value: 0 }
+    data_filler { type: "constant" value: 1 } data_filler { type: "constant" value: 0.5 }
+    data_filler { type: "constant" value: 0 } } }
+layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
+  convolution_param { num_output: 4 kernel_size: 3 pad: 1
+    weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "clip" type: "Clip" bottom: "c" top: "c" clip_param { min: -0.3 max: 0.4 } }
+layer { name: "swish" type: "Swish" bottom: "c" top: "c" swish_param { beta: 1.5 } }
+layer { name: "crop" type: "Crop" bottom: "c" bottom: "ref" top: "k"
+  crop_param { axis: 2 offset: 1 } }
+layer { name: "filter" type: "Filter" bottom: "k" bottom: "sel" top: "f" }
+layer { name: "asum" type: "Reduction" bottom: "f" top: "r"
+  reduction_param { operation: ASUM axis: 2 } }
+layer { name: "mean" type: "Reduction" bottom: "f" top: "m"
+  reduction_param { operation: MEAN axis: 1 } }
+layer { name: "ip" type: "InnerProduct" bottom: "r" top: "p"
+  inner_product_param { num_output: 2 weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "quiet" type: "Silence" bottom: "spare" }
+layer { name: "loss" type: "EuclideanLoss" bottom: "p" bottom: "ref2" top: "loss" }
+layer { name: "mloss" type: "EuclideanLoss" bottom: "m" bottom: "t" top: "ml" }
+layer { name: "d2" type: "DummyData" top: "ref2"
+  dummy_data_param { shape { dim: 2 dim: 2 } data_filler { type: "constant" value: 0.2 } } }
 )"},
 };
 

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_math.hpp"
 
 namespace caffe {
 
@@ -22,9 +22,13 @@ void BatchReindexLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   indices_.resize(bottom[1]->count());
 }
 
+// One body for both devices (util/device_math.hpp): the indices are read
+// and checked on the host (a handful of numbers), each item is one copy,
+// and backward adds the items in the CPU's order on either device.
 template <typename Dtype>
-void BatchReindexLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                           const vector<Blob<Dtype>*>& top) {
+void BatchReindexLayer<Dtype>::ForwardOn(bool gpu,
+                                         const vector<Blob<Dtype>*>& bottom,
+                                         const vector<Blob<Dtype>*>& top) {
   const int batch = bottom[0]->shape(0);
   const Dtype* idx = bottom[1]->cpu_data();
   for (size_t m = 0; m < indices_.size(); ++m) {
@@ -36,28 +40,31 @@ void BatchReindexLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
         << "(data shape " << bottom[0]->shape_string() << ")";
     indices_[m] = static_cast<int>(v);
   }
-  const int inner = bottom[0]->count(1);
-  const Dtype* src = bottom[0]->cpu_data();
-  Dtype* dst = top[0]->mutable_cpu_data();
+  const long inner = bottom[0]->count(1);
+  const Dtype* src = DataOn(gpu, *bottom[0]);
+  Dtype* dst = MutableDataOn(gpu, top[0]);
   for (size_t m = 0; m < indices_.size(); ++m)
-    caffe_copy(inner, src + indices_[m] * inner, dst + m * inner);
+    CopyOn(gpu, inner, src + indices_[m] * inner, dst + m * inner);
 }
 
 template <typename Dtype>
-void BatchReindexLayer<Dtype>::Backward_cpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
+void BatchReindexLayer<Dtype>::BackwardOn(
+    bool gpu, const vector<Blob<Dtype>*>& top,
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
   CAFFE_CHECK(!propagate_down[1])
       << "BatchReindex layer " << this->layer_param_.name()
       << " cannot backpropagate to the index input";
   if (!propagate_down[0]) return;
-  const int inner = bottom[0]->count(1);
-  const Dtype* src = top[0]->cpu_diff();
-  Dtype* dst = bottom[0]->mutable_cpu_diff();
-  caffe_set(bottom[0]->count(), Dtype(0), dst);
+  const long inner = bottom[0]->count(1);
+  const Dtype* src = DiffOn(gpu, *top[0]);
+  Dtype* dst = MutableDiffOn(gpu, bottom[0]);
+  SetOn(gpu, bottom[0]->count(), Dtype(0), dst);
   for (size_t m = 0; m < indices_.size(); ++m)
-    caffe_axpy(inner, Dtype(1), src + m * inner, dst + indices_[m] * inner);
+    AxpyOn(gpu, inner, Dtype(1), src + m * inner, dst + indices_[m] * inner);
 }
+
+DEFINE_CPU_BY_ON(BatchReindexLayer);
+DEFINE_GPU_BY_ON(BatchReindexLayer);
 
 INSTANTIATE_CLASS(BatchReindexLayer);
 REGISTER_LAYER_CLASS(BatchReindex);

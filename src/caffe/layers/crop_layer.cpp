@@ -1,7 +1,9 @@
 #include <vector>
 
 #include "caffe/layers/crop_layer.hpp"
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_launch.hpp"
+#include "caffe/util/device_math.hpp"
+#include "crop_kernels.hpp"
 
 namespace caffe {
 
@@ -55,7 +57,7 @@ void CropLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
 }
 
 template <typename Dtype>
-void CropLayer<Dtype>::CopyWindow(const vector<int>& big_shape,
+void CropLayer<Dtype>::CopyWindow(bool gpu, const vector<int>& big_shape,
                                   const vector<int>& small_shape, Dtype* big,
                                   Dtype* small, bool to_small) const {
   const int num_axes = static_cast<int>(small_shape.size());
@@ -64,60 +66,50 @@ void CropLayer<Dtype>::CopyWindow(const vector<int>& big_shape,
   if (small_count == 0) return;
   if (num_axes == 0) {
     if (to_small) {
-      *small = *big;
+      CopyOn(gpu, 1, big, small);
     } else {
-      *big = *small;
+      CopyOn(gpu, 1, small, big);
     }
     return;
   }
-  // Copy one innermost row per step; idx walks the outer axes of the small
-  // (top-shaped) blob.
-  const int row = small_shape[num_axes - 1];
-  const long rows = small_count / row;
-  vector<int> idx(num_axes - 1, 0);
-  for (long r = 0; r < rows; ++r) {
-    long big_offset = 0;
-    for (int a = 0; a < num_axes - 1; ++a)
-      big_offset = big_offset * big_shape[a] + idx[a] + offsets_[a];
-    big_offset = big_offset * big_shape[num_axes - 1] + offsets_[num_axes - 1];
-    Dtype* b = big + big_offset;
-    Dtype* s = small + r * row;
-    if (to_small) {
-      caffe_copy(row, b, s);
-    } else {
-      caffe_copy(row, s, b);
-    }
-    for (int a = num_axes - 2; a >= 0; --a) {
-      if (++idx[a] < small_shape[a]) break;
-      idx[a] = 0;
-    }
+  CropRows<Dtype> rows{big, small, to_small, num_axes, {}, {}, {}};
+  for (int a = 0; a < num_axes; ++a) {
+    rows.big_shape[a] = big_shape[a];
+    rows.small_shape[a] = small_shape[a];
+    rows.offsets[a] = offsets_[a];
   }
+  const int row = small_shape[num_axes - 1];
+  ForEachOn(gpu, small_count / row, GrainFor(row), rows);
 }
 
+// One body for both devices (crop_kernels.hpp through ForEachOn).
 template <typename Dtype>
-void CropLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                   const vector<Blob<Dtype>*>& top) {
+void CropLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                                 const vector<Blob<Dtype>*>& top) {
   // Reading only: the big buffer is not written when to_small is true.
-  CopyWindow(bottom[0]->shape(), top[0]->shape(),
-             const_cast<Dtype*>(bottom[0]->cpu_data()),
-             top[0]->mutable_cpu_data(), true);
+  CopyWindow(gpu, bottom[0]->shape(), top[0]->shape(),
+             const_cast<Dtype*>(DataOn(gpu, *bottom[0])),
+             MutableDataOn(gpu, top[0]), true);
 }
 
 template <typename Dtype>
-void CropLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                    const vector<bool>& propagate_down,
-                                    const vector<Blob<Dtype>*>& bottom) {
+void CropLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                  const vector<bool>& propagate_down,
+                                  const vector<Blob<Dtype>*>& bottom) {
   if (propagate_down[0]) {
-    Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
-    caffe_set(bottom[0]->count(), Dtype(0), bottom_diff);
-    CopyWindow(bottom[0]->shape(), top[0]->shape(), bottom_diff,
-               const_cast<Dtype*>(top[0]->cpu_diff()), false);
+    Dtype* bottom_diff = MutableDiffOn(gpu, bottom[0]);
+    SetOn(gpu, bottom[0]->count(), Dtype(0), bottom_diff);
+    CopyWindow(gpu, bottom[0]->shape(), top[0]->shape(), bottom_diff,
+               const_cast<Dtype*>(DiffOn(gpu, *top[0])), false);
   }
   // bottom[1] only gives the shape; its data does not affect the output.
   if (propagate_down.size() > 1 && propagate_down[1]) {
-    caffe_set(bottom[1]->count(), Dtype(0), bottom[1]->mutable_cpu_diff());
+    SetOn(gpu, bottom[1]->count(), Dtype(0), MutableDiffOn(gpu, bottom[1]));
   }
 }
+
+DEFINE_CPU_BY_ON(CropLayer);
+DEFINE_GPU_BY_ON(CropLayer);
 
 INSTANTIATE_CLASS(CropLayer);
 REGISTER_LAYER_CLASS(Crop);

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_math.hpp"
 
 namespace caffe {
 
@@ -56,22 +56,25 @@ void FilterLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   }
 }
 
+// One body for both devices (util/device_math.hpp): the items to pass
+// were chosen on the host in Reshape, so each is one copy on either device.
 template <typename Dtype>
-void FilterLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                     const vector<Blob<Dtype>*>& top) {
+void FilterLayer<Dtype>::ForwardOn(bool gpu,
+                                   const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
   for (size_t t = 0; t < top.size(); ++t) {
-    const int dim = bottom[t]->count(1);
-    const Dtype* src = bottom[t]->cpu_data();
-    Dtype* dst = top[t]->mutable_cpu_data();
+    const long dim = bottom[t]->count(1);
+    const Dtype* src = DataOn(gpu, *bottom[t]);
+    Dtype* dst = MutableDataOn(gpu, top[t]);
     for (size_t n = 0; n < indices_to_forward_.size(); ++n)
-      caffe_copy(dim, src + indices_to_forward_[n] * dim, dst + n * dim);
+      CopyOn(gpu, dim, src + indices_to_forward_[n] * dim, dst + n * dim);
   }
 }
 
 template <typename Dtype>
-void FilterLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                      const vector<bool>& propagate_down,
-                                      const vector<Blob<Dtype>*>& bottom) {
+void FilterLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                    const vector<bool>& propagate_down,
+                                    const vector<Blob<Dtype>*>& bottom) {
   const size_t sel = bottom.size() - 1;
   CAFFE_CHECK(!propagate_down[sel])
       << "Filter layer " << this->layer_param_.name()
@@ -79,14 +82,17 @@ void FilterLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   for (size_t t = 0; t < top.size(); ++t) {
     if (!propagate_down[t]) continue;
     // From the bottom, not the top: the top may hold no items at all.
-    const int dim = bottom[t]->count(1);
-    const Dtype* src = top[t]->cpu_diff();
-    Dtype* dst = bottom[t]->mutable_cpu_diff();
-    caffe_set(bottom[t]->count(), Dtype(0), dst);
+    const long dim = bottom[t]->count(1);
+    const Dtype* src = DiffOn(gpu, *top[t]);
+    Dtype* dst = MutableDiffOn(gpu, bottom[t]);
+    SetOn(gpu, bottom[t]->count(), Dtype(0), dst);
     for (size_t n = 0; n < indices_to_forward_.size(); ++n)
-      caffe_copy(dim, src + n * dim, dst + indices_to_forward_[n] * dim);
+      CopyOn(gpu, dim, src + n * dim, dst + indices_to_forward_[n] * dim);
   }
 }
+
+DEFINE_CPU_BY_ON(FilterLayer);
+DEFINE_GPU_BY_ON(FilterLayer);
 
 INSTANTIATE_CLASS(FilterLayer);
 REGISTER_LAYER_CLASS(Filter);

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_launch.hpp"
+#include "caffe/util/device_math.hpp"
+#include "reduction_kernels.hpp"
 
 namespace caffe {
 
@@ -36,60 +38,37 @@ void ReductionLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   if (op_ == ReductionParameter_ReductionOp_MEAN && dim_ > 0) coeff_ /= dim_;
 }
 
+// One body for both devices: the bodies of reduction_kernels.hpp through
+// ForEachOn, one index per output forward and per input backward.
 template <typename Dtype>
-void ReductionLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                        const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
-  Dtype* y = top[0]->mutable_cpu_data();
-  for (int i = 0; i < num_; ++i, x += dim_) {
-    Dtype v = 0;
-    switch (op_) {
-      case ReductionParameter_ReductionOp_SUM:
-      case ReductionParameter_ReductionOp_MEAN:
-        for (int j = 0; j < dim_; ++j) v += x[j];
-        break;
-      case ReductionParameter_ReductionOp_ASUM:
-        v = caffe_cpu_asum(dim_, x);
-        break;
-      case ReductionParameter_ReductionOp_SUMSQ:
-        v = caffe_cpu_dot(dim_, x, x);
-        break;
-    }
-    y[i] = coeff_ * v;
-  }
+void ReductionLayer<Dtype>::ForwardOn(bool gpu,
+                                      const vector<Blob<Dtype>*>& bottom,
+                                      const vector<Blob<Dtype>*>& top) {
+  ForEachOn(gpu, num_, GrainFor(dim_),
+            ReductionForward<Dtype>{DataOn(gpu, *bottom[0]),
+                                    MutableDataOn(gpu, top[0]), dim_, op_,
+                                    coeff_});
 }
 
 template <typename Dtype>
-void ReductionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                         const vector<bool>& propagate_down,
-                                         const vector<Blob<Dtype>*>& bottom) {
-  if (!propagate_down[0]) return;
-  const Dtype* dy = top[0]->cpu_diff();
-  Dtype* dx = bottom[0]->mutable_cpu_diff();
+void ReductionLayer<Dtype>::BackwardOn(bool gpu,
+                                       const vector<Blob<Dtype>*>& top,
+                                       const vector<bool>& propagate_down,
+                                       const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0] || dim_ == 0) return;
   // Only ASUM and SUMSQ look at x; SUM and MEAN must not touch it (it may
   // already be reused memory).
   const bool needs_x = op_ == ReductionParameter_ReductionOp_ASUM ||
                        op_ == ReductionParameter_ReductionOp_SUMSQ;
-  const Dtype* x = needs_x ? bottom[0]->cpu_data() : nullptr;
-  for (int i = 0; i < num_; ++i, dx += dim_) {
-    const Dtype g = coeff_ * dy[i];
-    switch (op_) {
-      case ReductionParameter_ReductionOp_SUM:
-      case ReductionParameter_ReductionOp_MEAN:
-        caffe_set(dim_, g, dx);
-        break;
-      case ReductionParameter_ReductionOp_ASUM:
-        for (int j = 0; j < dim_; ++j)
-          dx[j] = g * Dtype((Dtype(0) < x[j]) - (x[j] < Dtype(0)));
-        x += dim_;
-        break;
-      case ReductionParameter_ReductionOp_SUMSQ:
-        caffe_cpu_scale(dim_, Dtype(2) * g, x, dx);
-        x += dim_;
-        break;
-    }
-  }
+  ForEachOn(gpu, bottom[0]->count(), kElementGrain,
+            ReductionBackward<Dtype>{
+                needs_x ? DataOn(gpu, *bottom[0]) : nullptr,
+                DiffOn(gpu, *top[0]), MutableDiffOn(gpu, bottom[0]),
+                static_cast<long>(dim_), op_, coeff_});
 }
+
+DEFINE_CPU_BY_ON(ReductionLayer);
+DEFINE_GPU_BY_ON(ReductionLayer);
 
 INSTANTIATE_CLASS(ReductionLayer);
 REGISTER_LAYER_CLASS(Reduction);

@@ -104,6 +104,14 @@ const LayerCase kCases[] = {
     {"SoftmaxAxis2", R"(type: "Softmax" softmax_param { axis: 2 })",
      {2, 3, 4, 2}, 1},
     {"AbsVal", R"(type: "AbsVal")", {2, 3, 4, 5}, 1},
+    {"ReductionSum", R"(type: "Reduction" reduction_param { axis: 1 })",
+     {2, 3, 4, 5}, 1},
+    {"ReductionAsum", R"(type: "Reduction" reduction_param {
+       operation: ASUM axis: 2 coeff: 0.5 })", {2, 3, 4, 5}, 1},
+    {"ReductionSumsq", R"(type: "Reduction" reduction_param {
+       operation: SUMSQ axis: 0 })", {2, 3, 4, 5}, 1},
+    {"ReductionMean", R"(type: "Reduction" reduction_param {
+       operation: MEAN axis: -1 })", {2, 3, 4, 5}, 1},
     {"Clip", R"(type: "Clip" clip_param { min: -0.6 max: 0.7 })",
      {2, 3, 4, 5}, 1},
     {"Swish", R"(type: "Swish" swish_param { beta: 1.5 })", {2, 3, 4, 5}, 1},
