@@ -215,6 +215,14 @@ class Layer {
   // buffer whose lifetime does not overlap.  Memory a layer keeps across
   // iterations (recurrent state) must not be listed.
   virtual void KeptMemory(vector<SyncedMemory*>* kept) const {}
+  // Per-call scratch (a column buffer, a library's workspace): memory the
+  // layer needs only while its Forward or Backward runs, sized for its
+  // current shapes in Reshape.  Null (the default) when it needs none.
+  // The memory planner places it in the arena at each step the layer runs
+  // and takes it back after; the layer uses it only while placed
+  // (SyncedMemory::placed_ptr non-null) and otherwise the thread's shared
+  // workspace (util/parallel.hpp), so without a plan nothing changes.
+  virtual SyncedMemory* ScratchMemory() const { return nullptr; }
   // The borrowing trait (MemoryContract::borrows_previous_output): a
   // lender returns the output it keeps for its backward (BatchNorm's
   // normalized output), null when it keeps none; the net hands it to the

@@ -134,6 +134,8 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     vector<SyncedMemory*> kept;
     layer.KeptMemory(&kept);
     for (SyncedMemory* m : kept) l.kept.push_back(index.Of(m));
+    SyncedMemory* scratch = layer.ScratchMemory();
+    if (scratch && scratch->size() > 0) l.scratch = index.Of(scratch);
     g.layers.push_back(l);
   }
   if (costs_) ApplyMeasuredCosts(&g);
@@ -183,6 +185,8 @@ mem::MemorySignature NetGraphSource<Dtype>::Signature() const {
     kept.clear();
     layer->KeptMemory(&kept);
     for (SyncedMemory* m : kept) s.entries.emplace_back(m, m->size());
+    if (SyncedMemory* m = layer->ScratchMemory())
+      s.entries.emplace_back(m, m->size());
     s.entries.emplace_back(nullptr, 0);  // ends a layer's list
   }
   return s;

@@ -31,9 +31,12 @@
 // (util/parallel.hpp SharedWorkspace, thread_local), grown to the largest
 // size needed and
 // never kept meaningful between Forward and Backward (Backward redoes
-// im2col).  So InternalBytes() is 0; a planner that wants to account for the
-// workspace uses WorkspaceBytes() (this layer's need after Reshape) and the
-// static ColBufferBytes() (what the calling thread's workspace holds now).
+// im2col).  So InternalBytes() is 0.  Under a memory plan the workspace is
+// the layer's scratch (ScratchMemory, sized in Reshape for the mode's
+// device): the plan places it in its arena at each step the layer runs,
+// and the layer uses the shared workspace only outside planned steps.
+// WorkspaceBytes() is this layer's host need after Reshape and the static
+// ColBufferBytes() what the calling thread's workspace holds now.
 #ifndef CAFFE_BASE_CONVOLUTION_LAYER_HPP_
 #define CAFFE_BASE_CONVOLUTION_LAYER_HPP_
 
@@ -44,6 +47,7 @@
 #include "caffe/layer.hpp"
 #include "caffe/proto/caffe.pb.h"
 #include "caffe/util/dnnl_conv.hpp"
+#include "caffe/util/scratch.hpp"
 
 namespace caffe {
 
@@ -54,6 +58,10 @@ class BaseConvolutionLayer : public Layer<Dtype> {
  public:
   explicit BaseConvolutionLayer(const LayerParameter& param)
       : Layer<Dtype>(param) {}
+  // Frees the calling thread's shared workspace: it counts as host memory
+  // in use (and against the memory limit), so a net's column buffers must
+  // not outlive it; the next convolution grows it again.
+  ~BaseConvolutionLayer() override { ReleaseColBuffer(); }
   void LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                   const vector<Blob<Dtype>*>& top) override;
   void Reshape(const vector<Blob<Dtype>*>& bottom,
@@ -71,6 +79,8 @@ class BaseConvolutionLayer : public Layer<Dtype> {
     return c;
   }
   size_t InternalBytes() const override { return 0; }
+
+  SyncedMemory* ScratchMemory() const override { return scratch_.get(); }
 
   // Bytes of shared workspace this layer needs: for im2col the column
   // buffer (0 for 1x1 kernels with unit stride and no padding, which
@@ -134,8 +144,15 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   ConvGeometry Geometry() const;
 
   int input_shape(int i) const { return conv_input_shape_[i]; }
-  // The shared workspace, grown to WorkspaceBytes() (64-byte aligned).
+  // The host workspace of WorkspaceBytes() (64-byte aligned).
   void* Workspace();
+  // Bytes of per-call scratch on the given device: WorkspaceBytes() on the
+  // host, the column buffer on the GPU (ConvolutionLayer adds cuDNN's).
+  virtual size_t ScratchBytes(bool gpu);
+  // At least `bytes` of scratch on that device: the planned scratch while
+  // the plan has it placed (during this layer's step), else the thread's
+  // shared workspace.
+  void* ScratchOn(bool gpu, size_t bytes);
   // Deconvolution swaps the roles of input and output.
   virtual bool reverse_dimensions() = 0;
   // Fills output_shape_ from the spatial input shape.
@@ -175,8 +192,9 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   // Recently used oneDNN setups, and shapes oneDNN declined.
   vector<std::shared_ptr<DnnlConv> > dnnl_cache_;
   vector<DnnlConvShape> dnnl_declined_;
-  // The shared workspace, grown to at least count elements.
-  static Dtype* ColBuffer(size_t count);
+  // Host scratch of at least count elements (ScratchOn).
+  Dtype* ColBuffer(size_t count);
+  Scratch scratch_;  // sized for the mode's device at the end of Reshape
   // Elements of workspace this layer needs.
   size_t ColCount() const;
   void conv_im2col_cpu(const Dtype* data, Dtype* col_buff);

@@ -32,6 +32,9 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   DECLARE_GPU_FORWARD_BACKWARD;
   bool reverse_dimensions() override { return false; }
   void compute_output_shape() override;
+  // On the GPU, cuDNN's workspace when it runs the layer (its algorithms
+  // are chosen at Reshape, so the plan holds their workspace).
+  size_t ScratchBytes(bool gpu) override;
 
  private:
   // GPU mode: the cuDNN engine (util/cudnn_conv.hpp) for the current

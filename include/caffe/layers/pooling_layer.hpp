@@ -42,6 +42,7 @@
 #include "caffe/layer.hpp"
 #include "caffe/proto/caffe.pb.h"
 #include "caffe/util/dnnl_pool.hpp"
+#include "caffe/util/scratch.hpp"
 
 namespace caffe {
 
@@ -81,6 +82,7 @@ class PoolingLayer : public Layer<Dtype> {
   }
   // True when the last Reshape chose the oneDNN engine.
   bool UsesDnnl() const { return dnnl_ != nullptr; }
+  SyncedMemory* ScratchMemory() const override { return scratch_.get(); }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -123,6 +125,8 @@ class PoolingLayer : public Layer<Dtype> {
   // Chooses the engine for the current shapes (end of Reshape).
   void SelectEngine(const vector<Blob<Dtype>*>& top);
   std::shared_ptr<DnnlPool> dnnl_;
+  // oneDNN's scratchpad (Layer::ScratchMemory), null when none.
+  Scratch scratch_;
   vector<std::shared_ptr<DnnlPool> > dnnl_cache_;
   vector<DnnlPoolShape> dnnl_declined_;
 };

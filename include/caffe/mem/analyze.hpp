@@ -22,7 +22,13 @@
 //  * A memory that recomputation fills again gets a second lifetime (a
 //    second buffer entry named "...@recompute") from its first recompute
 //    write on; a pinned memory keeps one, merged.
-//  * Order is deterministic: kept memories first (layer order), then
+//  * A layer's scratch memory (GraphLayer::scratch) gets one lifetime per
+//    step the layer runs (forward, recompute, backward), each one step
+//    long and named "<layer>/scratch@<step>"; the first has lifetime 0,
+//    the others 1, so totals count it once.  Scratch is never pinned; a
+//    scratch no step uses gets no entry at all.
+//  * Order is deterministic: kept memories first (layer order), scratch
+//    memories next (layer order), then
 //    memories in order of first use; the planner's result depends on it.
 #ifndef CAFFE_MEM_ANALYZE_HPP_
 #define CAFFE_MEM_ANALYZE_HPP_
@@ -48,8 +54,12 @@ struct Buffer {
   int layer_id = -1;
   int kept_index = -1;
   std::string name;  // "<blob>", "<blob>(diff)" or "<layer>/kept<k>"
-  // 1 for the second lifetime a recomputation starts, else 0.
+  // 1 for the second lifetime a recomputation starts (or a later step's
+  // lifetime of a scratch memory), else 0.
   int lifetime = 0;
+  // A layer's per-call scratch (layer_id says whose): placed only while
+  // its step runs.
+  bool scratch = false;
   bool pinned = false;
   std::string pin_reason;
 };
@@ -58,6 +68,9 @@ struct AnalyzeOptions {
   bool share_diff = true;
   std::vector<std::string> exclude_blob;  // names (unknown ones ignored)
   std::set<int> kept_blobs;               // blob indices
+  // Plan layers' scratch (GraphLayer::scratch); false ignores it, leaving
+  // it to the thread's shared workspace.
+  bool plan_scratch = true;
 };
 
 struct Analysis {

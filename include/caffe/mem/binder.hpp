@@ -12,6 +12,10 @@
 //    poisoned: it may hold integer indices).
 //  * Buffers with a recomputed second lifetime (STATIC) move to their second
 //    place when that lifetime starts.
+//  * Scratch buffers (a layer's per-call scratch, one lifetime per step)
+//    are placed only while their step runs: BeforeStep points the memory
+//    at the step's bytes, AfterStep takes them back (ReleasePlaced), so a
+//    layer sees placed scratch exactly when the plan reserved it.
 //  * The readability guard: binding a buffer to bytes nothing has written
 //    marks it not readable; under STATIC a buffer's first use marks every
 //    buffer overlapping it (guard.hpp); under DYNAMIC a reused block's last
@@ -48,6 +52,7 @@ struct Binding {
   std::vector<SyncedMemory*> memory;  // per request: the buffer's memory
   std::vector<int> lifetime;          // per request: 0, or 1 (recomputed)
   std::vector<bool> kept;             // per request: a layer's kept memory
+  std::vector<bool> scratch;          // per request: a layer's scratch
   std::vector<BufferRequest> requests;
   Plan plan;
   int num_steps = 0;

@@ -54,6 +54,10 @@ struct GraphLayer {
   int backward_reads = 3;    // BackwardReadsBits (memory_contract.hpp)
   bool may_run_twice = true;  // its contract allows recomputation
   std::vector<int> kept;      // memory indices of its kept memory
+  // Memory index of its per-call scratch (column buffer, library
+  // workspace: Layer::ScratchMemory), -1 when none.  Nothing in it
+  // survives a call, so each step the layer runs is a lifetime of its own.
+  int scratch = -1;
   // Bottom whose diff memory top 0's diff is (gradient aliasing,
   // MemoryContract::diff_alias_bottom), -1 when none: Caffe 1.0 would
   // allocate that diff twice.

@@ -9,7 +9,9 @@
 //    (TRAIN, or force_backward); activations: the memory plan's total when
 //    mem_param applies, else every blob's data and the diff of every blob
 //    that needs backward, each distinct buffer once; layers' own buffers
-//    (Layer::InternalBytes, less what the plan places).  `held` is the part
+//    (Layer::InternalBytes, less what the plan places) and, unless a
+//    level-2 plan holds it, the shared workspace the layers' scratch
+//    grows to (the largest Layer::ScratchMemory).  `held` is the part
 //    already allocated (parameters filled at set-up, a bound plan), which
 //    is already missing from the room.
 //  * CheckMemoryFits(net, need, context) compares need.total() - need.held

@@ -9,6 +9,7 @@
 #include "caffe/util/gpu_kernels.hpp"
 #include "caffe/util/im2col.hpp"
 #include "caffe/util/im2col_kernels.hpp"
+#include "caffe/util/scratch.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 
@@ -43,11 +44,22 @@ string ShapeString(const vector<int>& shape) {
 
 }  // namespace
 
-// The column buffer and the oneDNN engine's scratch are the thread's shared
-// workspace (util/parallel.hpp), also used by other layers' scratch.
+// The column buffer and the oneDNN engine's scratch are the layer's planned
+// scratch during its steps, else the thread's shared workspace
+// (util/parallel.hpp), also used by other layers' scratch.
 template <typename Dtype>
 Dtype* BaseConvolutionLayer<Dtype>::ColBuffer(size_t count) {
-  return static_cast<Dtype*>(SharedWorkspace(count * sizeof(Dtype)));
+  return static_cast<Dtype*>(ScratchOn(false, count * sizeof(Dtype)));
+}
+
+template <typename Dtype>
+void* BaseConvolutionLayer<Dtype>::ScratchOn(bool gpu, size_t bytes) {
+  return ScratchOrShared(scratch_.get(), gpu, bytes);
+}
+
+template <typename Dtype>
+size_t BaseConvolutionLayer<Dtype>::ScratchBytes(bool gpu) {
+  return gpu ? ColCount() * sizeof(Dtype) : WorkspaceBytes();
 }
 
 template <typename Dtype>
@@ -76,7 +88,7 @@ size_t BaseConvolutionLayer<Dtype>::WorkspaceBytes() const {
 
 template <typename Dtype>
 void* BaseConvolutionLayer<Dtype>::Workspace() {
-  return SharedWorkspace(WorkspaceBytes());
+  return ScratchOn(false, WorkspaceBytes());
 }
 
 template <typename Dtype>
@@ -346,6 +358,7 @@ void BaseConvolutionLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   top_dim_ = top[0]->count(channel_axis_);
   out_spatial_dim_ = top[0]->count(first_spatial_axis);
   SelectEngine();
+  scratch_.Resize(ScratchBytes(Caffe::mode() == Caffe::GPU));
 }
 
 template <typename Dtype>
@@ -383,12 +396,7 @@ void BaseConvolutionLayer<Dtype>::conv_col2im_cpu(const Dtype* col_buff,
 // im2col bodies.
 template <typename Dtype>
 Dtype* BaseConvolutionLayer<Dtype>::ColumnsOn(bool gpu) {
-#ifdef USE_CUDA
-  if (gpu)
-    return static_cast<Dtype*>(
-        SharedDeviceWorkspace(ColCount() * sizeof(Dtype)));
-#endif
-  return ColBuffer(ColCount());
+  return static_cast<Dtype*>(ScratchOn(gpu, ColCount() * sizeof(Dtype)));
 }
 
 template <typename Dtype>

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <vector>
 
 #include "caffe/layers/conv_layer.hpp"
@@ -124,6 +125,18 @@ void ConvolutionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   }
 }
 
+template <typename Dtype>
+size_t ConvolutionLayer<Dtype>::ScratchBytes(bool gpu) {
+  const size_t own = BaseConvolutionLayer<Dtype>::ScratchBytes(gpu);
+#ifdef USE_CUDA
+  if (gpu && UseCudnn()) {
+    return std::max(
+        own, static_cast<CudnnConv<Dtype>*>(cudnn_.get())->WorkspaceBytes());
+  }
+#endif
+  return own;
+}
+
 #ifdef USE_CUDA
 // cuDNN's workspace per layer and direction at most: fast algorithms that
 // need more are passed over for ones that need less (or none).
@@ -179,7 +192,7 @@ void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
   const Dtype* weight = this->blobs_[0]->gpu_data();
   if (UseCudnn()) {
     CudnnConv<Dtype>* engine = static_cast<CudnnConv<Dtype>*>(cudnn_.get());
-    void* workspace = SharedDeviceWorkspace(engine->WorkspaceBytes());
+    void* workspace = this->ScratchOn(true, engine->WorkspaceBytes());
     for (size_t i = 0; i < bottom.size(); ++i) {
       Dtype* top_data = top[i]->mutable_gpu_data();
       engine->Forward(bottom[i]->gpu_data(), weight, top_data, workspace);
@@ -213,7 +226,7 @@ void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   CudnnConv<Dtype>* engine =
       UseCudnn() ? static_cast<CudnnConv<Dtype>*>(cudnn_.get()) : nullptr;
   void* workspace =
-      engine ? SharedDeviceWorkspace(engine->WorkspaceBytes()) : nullptr;
+      engine ? this->ScratchOn(true, engine->WorkspaceBytes()) : nullptr;
   for (size_t i = 0; i < top.size(); ++i) {
     const Dtype* top_diff = top[i]->gpu_diff();
     if (bias_grad)

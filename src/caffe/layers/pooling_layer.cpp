@@ -8,6 +8,7 @@
 #include "caffe/layers/pooling_layer.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
+#include "caffe/util/scratch.hpp"
 
 namespace caffe {
 
@@ -133,6 +134,9 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
   // The engine first: the mask is sized for the one that will fill it.
   SelectEngine(top);
+  // oneDNN's scratchpad is per-call scratch the memory plan may place.
+  if (dnnl_ && Caffe::mode() == Caffe::CPU)
+    scratch_.Resize(dnnl_->ScratchBytes());
   if (UsesMask()) {
     // Caffe's loops (and the GPU kernels) keep an int plane index per
     // output; oneDNN its own workspace, the offset within the window (one
@@ -198,7 +202,9 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     // Only chosen for float.
     dnnl_->Forward(reinterpret_cast<const float*>(bottom[0]->cpu_data()),
                    reinterpret_cast<float*>(top[0]->mutable_cpu_data()),
-                   MaskOrNull(), SharedWorkspace(dnnl_->ScratchBytes()));
+                   MaskOrNull(),
+                   ScratchOrShared(scratch_.get(), false,
+                                   dnnl_->ScratchBytes()));
     return;
   }
   const Dtype* bottom_data = bottom[0]->cpu_data();
@@ -307,7 +313,9 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   if (dnnl_) {
     dnnl_->Backward(reinterpret_cast<const float*>(top[0]->cpu_diff()),
                     reinterpret_cast<float*>(bottom[0]->mutable_cpu_diff()),
-                    MaskOrNull(), SharedWorkspace(dnnl_->ScratchBytes()));
+                    MaskOrNull(),
+                   ScratchOrShared(scratch_.get(), false,
+                                   dnnl_->ScratchBytes()));
     return;
   }
   const Dtype* top_diff = top[0]->cpu_diff();

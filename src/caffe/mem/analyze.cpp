@@ -39,7 +39,9 @@ struct Use {
 // Buffers by memory, in order of first registration, with their uses.
 class Groups {
  public:
-  explicit Groups(const NetGraph& graph) : graph_(graph) {}
+  Groups(const NetGraph& graph, bool plan_scratch)
+      : graph_(graph), plan_scratch_(plan_scratch) {}
+  bool plan_scratch() const { return plan_scratch_; }
 
   int OfBlob(int blob_id, bool is_diff) {
     const GraphBlob& blob = graph_.blobs[blob_id];
@@ -69,6 +71,17 @@ class Groups {
       index_.emplace(layer.kept[k], Add(b));
     }
   }
+  void AddScratch(int layer_id) {
+    const GraphLayer& layer = graph_.layers[layer_id];
+    if (!plan_scratch_ || layer.scratch < 0 || index_.count(layer.scratch))
+      return;
+    Buffer b;
+    b.memory = layer.scratch;
+    b.layer_id = layer_id;
+    b.scratch = true;
+    b.name = layer.name + "/scratch";
+    index_.emplace(layer.scratch, Add(b));
+  }
   int OfMemory(int memory) const { return index_.at(memory); }
   void Record(int group, int step, bool write, bool again) {
     uses_[group].push_back({step, write, again});
@@ -83,10 +96,38 @@ class Groups {
     return static_cast<int>(buffers_.size()) - 1;
   }
   const NetGraph& graph_;
+  const bool plan_scratch_;
   std::map<int, int> index_;  // memory -> group
   std::vector<Buffer> buffers_;
   std::vector<std::vector<Use> > uses_;
 };
+
+// The layer's scratch is written, then read, within step s.
+void RecordScratch(const GraphLayer& layer, int s, Groups* groups) {
+  if (layer.scratch < 0 || !groups->plan_scratch()) return;
+  const int g = groups->OfMemory(layer.scratch);
+  groups->Record(g, s, true, false);
+  groups->Record(g, s, false, false);
+}
+
+// One request per step that uses a scratch memory (none when unused).
+void AddScratchLifetimes(const NetGraph& graph, const Buffer& buf,
+                         const std::vector<Use>& uses, Analysis* out) {
+  int previous = -1;
+  for (const Use& u : uses) {
+    if (u.step == previous) continue;
+    Buffer entry = buf;
+    entry.lifetime = previous < 0 ? 0 : 1;
+    entry.name += "@" + std::to_string(u.step);
+    BufferRequest r;
+    r.name = entry.name;
+    r.bytes = graph.memories[buf.memory].bytes;
+    r.first_step = r.last_step = u.step;
+    out->buffers.push_back(entry);
+    out->requests.push_back(r);
+    previous = u.step;
+  }
+}
 
 void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
             Groups* groups) {
@@ -111,6 +152,7 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
       }
       for (int m : layer.kept)
         groups->Record(groups->OfMemory(m), s, false, false);
+      RecordScratch(layer, s, groups);
       continue;
     }
     const bool again = schedule[at].kind == Step::kRecompute;
@@ -122,6 +164,7 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
       groups->Record(groups->OfBlob(layer.tops[k], false), s, true,
                      again && !layer.top_is_view[k]);
     for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, true, again);
+    RecordScratch(layer, s, groups);
   }
 }
 
@@ -145,14 +188,19 @@ std::vector<std::string> BlobPins(const NetGraph& graph,
 
 Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
                  const AnalyzeOptions& options) {
-  Groups groups(graph);
+  Groups groups(graph, options.plan_scratch);
   for (int i = 0; i < graph.num_layers(); ++i) groups.AddKept(i);
+  for (int i = 0; i < graph.num_layers(); ++i) groups.AddScratch(i);
   DryRun(graph, schedule, &groups);
   const std::vector<std::string> blob_pin = BlobPins(graph, options);
 
   Analysis out;
   for (size_t g = 0; g < groups.buffers().size(); ++g) {
     Buffer buf = groups.buffers()[g];
+    if (buf.scratch) {
+      AddScratchLifetimes(graph, buf, groups.uses(static_cast<int>(g)), &out);
+      continue;
+    }
     for (int id : buf.blob_ids) {
       if (!blob_pin[id].empty()) {
         buf.pinned = true;

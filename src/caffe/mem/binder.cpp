@@ -12,8 +12,10 @@ Binder::Binder(MemoryResource* resource)
 void Binder::Bind(const Binding& binding) {
   b_ = binding;
   const size_t n = b_.requests.size();
+  if (b_.scratch.empty()) b_.scratch.assign(n, false);
   CAFFE_INTERNAL_CHECK(b_.memory.size() == n && b_.lifetime.size() == n &&
-                       b_.kept.size() == n && b_.plan.placements.size() == n &&
+                       b_.kept.size() == n && b_.scratch.size() == n &&
+                       b_.plan.placements.size() == n &&
                        b_.notes.note.size() == n)
       << "binding with mismatched lists";
   // The old arena or pool lives on in the memories' keepers until each
@@ -40,11 +42,16 @@ void Binder::Bind(const Binding& binding) {
   }
   if (!b_.dynamic) BindStatic();
   ReleaseUnplaced();
+  // Scratch is placed by its steps only (a failed step may have left one
+  // pointing into an older plan).
+  for (size_t i = 0; i < n; ++i)
+    if (b_.scratch[i] && b_.memory[i]->placed_keeper(device_))
+      b_.memory[i]->ReleasePlaced(device_);
   // Nothing has computed a shared buffer in its new place yet (DYNAMIC: it
   // may still point into the old pool, at bytes of another size).
   for (size_t i = 0; i < n; ++i)
     if (b_.requests[i].shareable && b_.requests[i].bytes > 0 &&
-        b_.lifetime[i] == 0 && marks_)
+        b_.lifetime[i] == 0 && !b_.scratch[i] && marks_)
       b_.memory[i]->MarkNotReadable(b_.notes.note[i], b_.notes.not_computed);
 }
 
@@ -71,10 +78,11 @@ void Binder::BindStatic() {
     const Placement& pl = b_.plan.placements[i];
     address_[i] = slots_[pl.slot].get() + pl.offset;
     keeper_[i] = slots_[pl.slot];
-    // A buffer with a recomputed lifetime moves between its two places.
-    if (two_lives.count(b_.memory[i]))
+    // A buffer with a recomputed lifetime moves between its two places;
+    // scratch is placed at each of its steps only.
+    if (two_lives.count(b_.memory[i]) || b_.scratch[i])
       repoint_at_[r.first_step].push_back(static_cast<int>(i));
-    if (b_.lifetime[i] == 0)
+    if (b_.lifetime[i] == 0 && !b_.scratch[i])
       b_.memory[i]->Place(device_, address_[i], keeper_[i]);
   }
   std::vector<int> memory_of(b_.requests.size());
@@ -153,7 +161,11 @@ void Binder::AfterStep(int step) {
   if (step < 0 || step >= b_.num_steps) return;
   if (b_.check)
     for (int r : dying_at_[step])
-      if (!b_.kept[r] && !detached_[r]) Poison(r);
+      if (!b_.kept[r] && !b_.scratch[r] && !detached_[r]) Poison(r);
+  // Scratch leaves its place with its step: outside it the layer falls
+  // back to memory of its own.
+  for (int r : dying_at_[step])
+    if (b_.scratch[r] && !detached_[r]) b_.memory[r]->ReleasePlaced(device_);
   if (!b_.dynamic) return;
   for (int r : dying_at_[step]) pool_.Give(r);
 }

@@ -46,8 +46,11 @@ GuardNotes MakeGuardNotes(const NetGraph& graph,
     std::string name;
     if (b.layer_id >= 0) {
       name = graph.layers[b.layer_id].name;
-      note->subject = "layer '" + name + "' kept memory " +
-                      std::to_string(b.kept_index) + " is not readable: ";
+      note->subject =
+          "layer '" + name + "' " +
+          (b.scratch ? std::string("scratch")
+                     : "kept memory " + std::to_string(b.kept_index)) +
+          " is not readable: ";
     } else {
       name = graph.blobs[b.blob_ids[0]].name;
       note->subject = "blob '" + name + "'" + (b.is_diff ? " diff" : "") +

@@ -42,6 +42,10 @@ void NetMemory::SetSegments(const std::vector<int>& boundaries) {
 mem::Analysis NetMemory::AnalyzeNow() const {
   mem::AnalyzeOptions options;
   options.share_diff = param_.share_diff();
+  // Slot reuse (levels 0 and 1) would let a small buffer take a scratch
+  // slot between a layer's steps and make the next step's scratch a new
+  // slot; those levels leave scratch to the thread's shared workspace.
+  options.plan_scratch = param_.level() >= 2;
   options.exclude_blob.assign(param_.exclude_blob().begin(),
                               param_.exclude_blob().end());
   options.kept_blobs = kept_;
@@ -264,6 +268,7 @@ void NetMemory::Apply() {
     b.memory.push_back(graph_.memories[buf.memory].memory);
     b.lifetime.push_back(buf.lifetime);
     b.kept.push_back(buf.layer_id >= 0);
+    b.scratch.push_back(buf.scratch);
   }
   b.requests = analysis_.requests;
   b.plan = plan_;

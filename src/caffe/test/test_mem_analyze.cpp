@@ -1,7 +1,8 @@
 // Analyze (mem/analyze.hpp) on synthetic graphs: no Net is built, so each
 // rule -- lifetimes from the schedule and the backward declarations,
 // in-place sharing, pins and their reasons, forward-only graphs, second
-// lifetimes under recomputation -- is checked on a graph made for it.
+// lifetimes under recomputation, a layer's scratch one step at a time --
+// is checked on a graph made for it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -167,6 +168,77 @@ TEST(MemAnalyzeTest, RecomputationGivesASecondLifetime) {
   ASSERT_TRUE(c.Find(a, "a@recompute", &second));
   EXPECT_EQ(a.buffers[second].lifetime, 1);
   EXPECT_LT(a.requests[first].last_step, a.requests[second].first_step);
+}
+
+// Gives layer `layer` a scratch memory of `bytes`; returns its index.
+int AddScratch(Chain* c, int layer, size_t bytes) {
+  c->g.memories.resize(c->g.memories.size() + 1);
+  c->g.memories.back().bytes = bytes;
+  c->g.layers[layer].scratch = static_cast<int>(c->g.memories.size()) - 1;
+  return c->g.layers[layer].scratch;
+}
+
+TEST(MemAnalyzeTest, ScratchLivesOnlyDuringEachStepItsLayerRuns) {
+  Chain c;
+  const int m = AddScratch(&c, 2, 300);  // L3: forward 2, backward 5
+  const Analysis a = Analyze(c.g, c.Schedule(), AnalyzeOptions());
+  int fwd = -1, bwd = -1;
+  ASSERT_TRUE(c.Find(a, "L3/scratch@2", &fwd));
+  ASSERT_TRUE(c.Find(a, "L3/scratch@5", &bwd));
+  for (int r : {fwd, bwd}) {
+    EXPECT_TRUE(a.buffers[r].scratch);
+    EXPECT_EQ(a.buffers[r].memory, m);
+    EXPECT_EQ(a.buffers[r].layer_id, 2);
+    EXPECT_EQ(a.requests[r].first_step, a.requests[r].last_step);
+    EXPECT_TRUE(a.requests[r].shareable);
+    EXPECT_EQ(a.requests[r].bytes, 300u);
+  }
+  EXPECT_EQ(a.requests[fwd].first_step, 2);
+  EXPECT_EQ(a.requests[bwd].first_step, 5);
+  // Counted once: the first lifetime is 0, later steps' are 1.
+  EXPECT_EQ(a.buffers[fwd].lifetime, 0);
+  EXPECT_EQ(a.buffers[bwd].lifetime, 1);
+  // So the scratch adds bytes at its two steps only, never across the net.
+  const Chain plain;
+  const std::vector<size_t> with = LiveBytesPerStep(a.requests, 8);
+  const std::vector<size_t> without = LiveBytesPerStep(
+      Analyze(plain.g, plain.Schedule(), AnalyzeOptions()).requests, 8);
+  for (int step = 0; step < 8; ++step) {
+    const size_t extra = with[step] - without[step];
+    if (step == 2 || step == 5) {
+      EXPECT_GE(extra, 300u) << step;
+      EXPECT_LE(extra, AlignUp(300)) << step;
+    } else {
+      EXPECT_EQ(extra, 0u) << step;
+    }
+  }
+}
+
+TEST(MemAnalyzeTest, ScratchFollowsForwardOnlyGraphsAndRecomputation) {
+  Chain c;
+  AddScratch(&c, 1, 64);  // L2
+  c.g.forward_only = true;
+  Analysis a = Analyze(c.g, c.Schedule(), AnalyzeOptions());
+  EXPECT_TRUE(c.Find(a, "L2/scratch@1"));
+  EXPECT_FALSE(c.Find(a, "L2/scratch@6"));  // no backward step runs
+  c.g.forward_only = false;
+  const RecomputeFacts f = StudyRecompute(c.g);
+  const std::vector<Step> schedule =
+      MakeSchedule(MakeSegments(c.g.num_layers(), {2}), f.recomputable);
+  a = Analyze(c.g, schedule, AnalyzeOptions());
+  int steps_with_scratch = 0;
+  for (size_t i = 0; i < a.buffers.size(); ++i) {
+    if (!a.buffers[i].scratch) continue;
+    ++steps_with_scratch;
+    EXPECT_EQ(schedule[a.requests[i].first_step].layer, 1);
+  }
+  // Forward, recompute and backward of L2 each have their own.
+  EXPECT_EQ(steps_with_scratch, 3);
+  // A layer without scratch adds nothing.
+  Chain plain;
+  EXPECT_EQ(Analyze(plain.g, plain.Schedule(), AnalyzeOptions())
+                .buffers.size() + 2,
+            Analyze(c.g, c.Schedule(), AnalyzeOptions()).buffers.size());
 }
 
 }  // namespace

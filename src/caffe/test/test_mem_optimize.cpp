@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/layers/conv_layer.hpp"
 #include "caffe/test/mem_layer_nets.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/test/model_zoo_util.hpp"
@@ -235,6 +236,9 @@ TEST(MemOptimizeTest, MeasuredPeakDropsWithOptimization) {
   for (int opt = 0; opt < 2; ++opt) {
     NetParameter p = net;
     if (opt) p.mutable_mem_param()->set_optimize_train(true);
+    // Each run grows the shared workspace (plain) or plans its scratch
+    // (optimized) from nothing: both count it.
+    ConvolutionLayer<float>::ReleaseColBuffer();
     const size_t before = HostBytesInUse();
     ResetHostBytesPeak();
     {

@@ -39,7 +39,7 @@ void ExpectOptimizerChangesNothing(
     ExpectBitIdentical(base, opt, what + " level " + std::to_string(level));
     if (level < 3) {
       EXPECT_GT(opt.planned_bytes, 0u) << what;
-      EXPECT_LT(opt.planned_bytes, opt.unshared_bytes) << what;
+      EXPECT_LT(opt.planned_bytes, opt.unshared_bytes) << what << " level " << level;
     }
   }
 }

@@ -19,30 +19,32 @@ namespace caffe {
 namespace {
 
 // Two resolutions of conv + ReLU pairs, then a classifier: early outputs
-// large and cheap per byte, late ones small and dear.
+// large and cheap per byte, late ones small and dear.  im2col convolutions
+// and a batch of 16, so that activations, not the per-image column
+// buffers planned at each convolution step, make the peak.
 const char* kBudgetNet = R"(
 name: "budget"
 layer { name: "d" type: "DummyData" top: "x" top: "label"
-  dummy_data_param { shape { dim: 4 dim: 3 dim: 16 dim: 16 } shape { dim: 4 }
+  dummy_data_param { shape { dim: 16 dim: 3 dim: 16 dim: 16 } shape { dim: 16 }
     data_filler { type: "gaussian" std: 1 } data_filler { type: "constant" value: 1 } } }
 layer { name: "conv1" type: "Convolution" bottom: "x" top: "c1"
-  convolution_param { num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.2 } } }
+  convolution_param { engine: CAFFE num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.2 } } }
 layer { name: "relu1" type: "ReLU" bottom: "c1" top: "c1" }
 layer { name: "conv2" type: "Convolution" bottom: "c1" top: "c2"
-  convolution_param { num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.2 } } }
+  convolution_param { engine: CAFFE num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.2 } } }
 layer { name: "relu2" type: "ReLU" bottom: "c2" top: "c2" }
 layer { name: "pool1" type: "Pooling" bottom: "c2" top: "p1"
   pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
 layer { name: "conv3" type: "Convolution" bottom: "p1" top: "c3"
-  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
+  convolution_param { engine: CAFFE num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
 layer { name: "relu3" type: "ReLU" bottom: "c3" top: "c3" }
 layer { name: "conv4" type: "Convolution" bottom: "c3" top: "c4"
-  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
+  convolution_param { engine: CAFFE num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
 layer { name: "relu4" type: "ReLU" bottom: "c4" top: "c4" }
 layer { name: "pool2" type: "Pooling" bottom: "c4" top: "p2"
   pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
 layer { name: "conv5" type: "Convolution" bottom: "p2" top: "c5"
-  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
+  convolution_param { engine: CAFFE num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" std: 0.1 } } }
 layer { name: "relu5" type: "ReLU" bottom: "c5" top: "c5" }
 layer { name: "ip" type: "InnerProduct" bottom: "c5" top: "y"
   inner_product_param { num_output: 3 weight_filler { type: "gaussian" std: 0.1 } } }
@@ -105,7 +107,7 @@ TEST(BudgetRecomputeTest, MeasuredCostsReplaceTheEstimate) {
   TempDir dir;
   LayerCosts c;
   c.net = "budget";
-  c.batch = 2;  // the net runs 4: twice the time
+  c.batch = 8;  // the net runs 16: twice the time
   c.forward_ms["conv1"] = 1.5;
   c.forward_ms["conv2"] = 3.0;
   c.forward_ms["relu1"] = 0.25;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "caffe/util/io.hpp"
+#include "caffe/mem/planner.hpp"
 #include "caffe/util/mem_report.hpp"
 
 namespace caffe {
@@ -79,6 +80,7 @@ TEST(MemReportTest, ForwardOnlyPlansHoldNoGradients) {
 TEST(MemReportTest, KeptMemoryAtThePeakIsNamedByLayerType) {
   // Conv -> BatchNorm (in place, so it keeps a copy for its backward) ->
   // ReLU -> loss: BatchNorm's kept memory is live when backward starts.
+  // A 1x1 im2col convolution multiplies its input directly: no scratch.
   NetParameter param;
   ReadProtoFromTextString(R"(
 name: "bn"
@@ -86,7 +88,7 @@ layer { name: "x" type: "DummyData" top: "x"
   dummy_data_param { shape { dim: 2 dim: 3 dim: 8 dim: 8 }
                      data_filler { type: "gaussian" } } }
 layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
-  convolution_param { num_output: 4 kernel_size: 3 pad: 1
+  convolution_param { num_output: 4 kernel_size: 1 engine: CAFFE
                       weight_filler { type: "gaussian" std: 0.1 } } }
 layer { name: "bn" type: "BatchNorm" bottom: "c" top: "c" }
 layer { name: "relu" type: "ReLU" bottom: "c" top: "c" }
@@ -102,6 +104,32 @@ layer { name: "loss" type: "Reduction" bottom: "c" top: "loss"
   ASSERT_FALSE(r.peak_kept_by_type.empty());
   EXPECT_EQ(r.peak_kept_by_type[0].kind, "BatchNorm");
   EXPECT_NE(FormatMemoryReport(r).find("    BatchNorm"), std::string::npos);
+}
+
+
+TEST(MemReportTest, ScratchAtThePeakIsItsOwnKind) {
+  // A 3x3 im2col convolution's column buffer (27 x 64 floats per image)
+  // outweighs this small net's activations: the peak is one of its steps.
+  NetParameter param;
+  ReadProtoFromTextString(R"(
+name: "scratch"
+layer { name: "x" type: "DummyData" top: "x"
+  dummy_data_param { shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+                     data_filler { type: "gaussian" } } }
+layer { name: "conv" type: "Convolution" bottom: "x" top: "c"
+  convolution_param { num_output: 2 kernel_size: 3 pad: 1 engine: CAFFE
+                      weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "loss" type: "Reduction" bottom: "c" top: "loss"
+        loss_weight: 1 }
+)", "scratch", &param);
+  const MemoryReport r = BuildMemoryReport(param, TRAIN, 2);
+  ASSERT_GE(r.peak_step, 0);
+  EXPECT_EQ(r.step_labels[r.peak_step].find("conv"), 0u)
+      << r.step_labels[r.peak_step];
+  EXPECT_EQ(Share(r, "layers' scratch"), mem::AlignUp(27 * 64 * 4));
+  size_t total = 0;
+  for (const PeakShare& s : r.peak_breakdown) total += s.bytes;
+  EXPECT_EQ(total, r.live_bytes[r.peak_step]);
 }
 
 }  // namespace

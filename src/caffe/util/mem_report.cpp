@@ -45,12 +45,13 @@ size_t MeasurePeak(const NetParameter& param,
 
 enum PeakKind {
   kKeptForBackward, kInFlight, kLayerKept, kGradients, kGradientCopies,
-  kRecomputed, kNumPeakKinds
+  kRecomputed, kScratch, kNumPeakKinds
 };
 const char* const kPeakKindNames[kNumPeakKinds] = {
     "forward values kept for backward", "forward values in flight",
     "layers' kept memory", "gradients",
-    "gradient copies (Split, Eltwise SUM)", "recomputed values"};
+    "gradient copies (Split, Eltwise SUM)", "recomputed values",
+    "layers' scratch (column buffers, workspaces)"};
 
 // Blobs whose diff a layer's backward only copies or sums from its top
 // diffs: bottoms of Split and of Eltwise SUM with unit coefficients.
@@ -79,6 +80,7 @@ std::set<int> CopiedDiffBlobs(const Net<float>& net) {
 PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
                 const std::vector<mem::Step>& schedule,
                 const std::set<int>& copied_diffs) {
+  if (b.scratch) return kScratch;
   if (b.layer_id >= 0) return kLayerKept;
   if (b.lifetime == 1) return kRecomputed;
   if (b.is_diff) {
@@ -171,7 +173,8 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   for (size_t i = 0; i < memory.buffers().size(); ++i) {
     if (memory.buffers()[i].lifetime == 1) continue;  // counted once
     r.activation_bytes += r.requests[i].bytes;
-    if (memory.buffers()[i].layer_id >= 0) kept_bytes += r.requests[i].bytes;
+    if (memory.buffers()[i].layer_id >= 0 && !memory.buffers()[i].scratch)
+      kept_bytes += r.requests[i].bytes;
     if (!r.requests[i].shareable) r.pinned_bytes += r.requests[i].bytes;
   }
   for (Blob<float>* p : net.learnable_params())
@@ -205,7 +208,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     r.recompute_step.push_back(step.kind == mem::Step::kRecompute);
   }
   for (const mem::Buffer& b : memory.buffers())
-    r.recomputed_request.push_back(b.lifetime == 1);
+    r.recomputed_request.push_back(b.lifetime == 1 && !b.scratch);
   r.checkpoints = memory.checkpoints();
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));

@@ -118,6 +118,17 @@ size_t LayerBuffers(const Net<Dtype>& net) {
   return internal;
 }
 
+// Layers' scratch outside a plan: the thread's shared workspace, which
+// grows to the largest layer's need.
+template <typename Dtype>
+size_t SharedScratchBytes(const Net<Dtype>& net) {
+  size_t largest = 0;
+  for (const auto& layer : net.layers())
+    if (const SyncedMemory* s = layer->ScratchMemory())
+      largest = std::max(largest, s->size());
+  return largest;
+}
+
 size_t PlannedKeptBytes(const NetMemory& memory) {
   size_t kept = 0;
   for (const mem::GraphLayer& layer : memory.graph().layers)
@@ -276,6 +287,9 @@ MemoryNeed NetMemoryNeed(const Net<Dtype>& net) {
   need.held += need.activations_held;
   const size_t internal = LayerBuffers(net);
   need.layer_buffers = internal - std::min(planned_kept, internal);
+  // Level 2 plans the layers' scratch; otherwise it is the shared workspace.
+  if (!net.memory() || net.memory()->param().level() < 2)
+    need.layer_buffers += SharedScratchBytes(net);
   return need;
 }
 

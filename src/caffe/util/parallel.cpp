@@ -1,5 +1,7 @@
 #include "caffe/util/parallel.hpp"
 
+#include "caffe/syncedmem.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -81,12 +83,15 @@ void ParallelFor(long n, long grain,
 
 namespace {
 
-struct AlignedFree {
-  void operator()(void* p) const { std::free(p); }
+// Host bytes through CaffeMallocHost, so the workspace counts in
+// HostBytesInUse/HostBytesPeak and in the memory limit like every other
+// buffer of the net.
+struct HostFree {
+  void operator()(void* p) const { CaffeFreeHost(p); }
 };
 
 struct Workspace {
-  std::unique_ptr<void, AlignedFree> data;
+  std::unique_ptr<void, HostFree> data;
   size_t bytes = 0;
 };
 
@@ -105,8 +110,8 @@ void* SharedWorkspace(size_t bytes) {
     ws.data.reset();
     ws.bytes = 0;
     const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-    void* p = std::aligned_alloc(64, rounded);
-    if (!p) throw std::bad_alloc();
+    void* p = nullptr;
+    CaffeMallocHost(&p, rounded);  // 64-byte aligned; throws when refused
     ws.data.reset(p);
     ws.bytes = bytes;
   }
