@@ -51,7 +51,7 @@ const char* const kPeakKindNames[kNumPeakKinds] = {
     "forward values kept for backward", "forward values in flight",
     "layers' kept memory", "gradients",
     "gradient copies (Split, Eltwise SUM)", "recomputed values",
-    "layers' scratch (column buffers, workspaces)"};
+    "layers' scratch (workspaces)"};
 
 // Blobs whose diff a layer's backward only copies or sums from its top
 // diffs: bottoms of Split and of Eltwise SUM with unit coefficients.
