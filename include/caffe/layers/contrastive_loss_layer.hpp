@@ -59,6 +59,8 @@ class ContrastiveLossLayer : public LossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
 
   Blob<Dtype> diff_;       // a - b, N x C
   vector<Dtype> dist_sq_;  // ||a_n - b_n||^2

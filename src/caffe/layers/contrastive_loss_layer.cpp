@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/device_math.hpp"
 
 namespace caffe {
 
@@ -33,21 +33,25 @@ void ContrastiveLossLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   similar_.resize(a.num());
 }
 
+// One body for both devices (util/device_math.hpp): the differences and
+// one squared distance per pair on the device, the labels and the loss
+// (N numbers) on the host.
 template <typename Dtype>
-void ContrastiveLossLayer<Dtype>::Forward_cpu(
-    const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
+void ContrastiveLossLayer<Dtype>::ForwardOn(
+    bool gpu, const vector<Blob<Dtype>*>& bottom,
+    const vector<Blob<Dtype>*>& top) {
   const ContrastiveLossParameter& p =
       this->layer_param_.contrastive_loss_param();
   const Dtype margin = p.margin();
   const int num = bottom[0]->num();
   const int channels = bottom[0]->channels();
-  caffe_sub(diff_.count(), bottom[0]->cpu_data(), bottom[1]->cpu_data(),
-            diff_.mutable_cpu_data());
-  const Dtype* d = diff_.cpu_data();
+  SubOn(gpu, diff_.count(), DataOn(gpu, *bottom[0]), DataOn(gpu, *bottom[1]),
+        MutableDataOn(gpu, &diff_));
+  const Dtype* d = DataOn(gpu, diff_);
   const Dtype* y = bottom[2]->cpu_data();
   Dtype loss = 0;
   for (int n = 0; n < num; ++n) {
-    dist_sq_[n] = caffe_cpu_dot(channels, d + n * channels, d + n * channels);
+    dist_sq_[n] = DotOn(gpu, channels, d + n * channels, d + n * channels);
     // Caffe reads the label through an int cast.
     similar_[n] = static_cast<int>(y[n]) != 0;
     if (similar_[n]) {
@@ -64,9 +68,9 @@ void ContrastiveLossLayer<Dtype>::Forward_cpu(
 }
 
 template <typename Dtype>
-void ContrastiveLossLayer<Dtype>::Backward_cpu(
-    const vector<Blob<Dtype>*>& top, const vector<bool>& propagate_down,
-    const vector<Blob<Dtype>*>& bottom) {
+void ContrastiveLossLayer<Dtype>::BackwardOn(
+    bool gpu, const vector<Blob<Dtype>*>& top,
+    const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
   CAFFE_CHECK(!propagate_down[2])
       << "ContrastiveLoss layer " << this->layer_param_.name()
       << " cannot backpropagate to the similarity labels";
@@ -75,17 +79,17 @@ void ContrastiveLossLayer<Dtype>::Backward_cpu(
   const Dtype margin = p.margin();
   const int num = bottom[0]->num();
   const int channels = bottom[0]->channels();
-  const Dtype* d = diff_.cpu_data();
+  const Dtype* d = DataOn(gpu, diff_);
   for (int i = 0; i < 2; ++i) {
     if (!propagate_down[i]) continue;
     const Dtype sign = (i == 0) ? 1 : -1;
     const Dtype alpha = sign * top[0]->cpu_diff()[0] / num;
-    Dtype* out = bottom[i]->mutable_cpu_diff();
+    Dtype* out = MutableDiffOn(gpu, bottom[i]);
     for (int n = 0; n < num; ++n) {
       Dtype* o = out + n * channels;
       const Dtype* dn = d + n * channels;
       if (similar_[n]) {
-        caffe_cpu_scale(channels, alpha, dn, o);
+        ScaleOn(gpu, channels, alpha, dn, o);
         continue;
       }
       Dtype gap, beta;
@@ -98,13 +102,16 @@ void ContrastiveLossLayer<Dtype>::Backward_cpu(
         beta = -alpha * gap / (dist + Dtype(1e-4));
       }
       if (gap > Dtype(0)) {
-        caffe_cpu_scale(channels, beta, dn, o);
+        ScaleOn(gpu, channels, beta, dn, o);
       } else {
-        caffe_set(channels, Dtype(0), o);
+        SetOn(gpu, channels, Dtype(0), o);
       }
     }
   }
 }
+
+DEFINE_CPU_BY_ON(ContrastiveLossLayer);
+DEFINE_GPU_BY_ON(ContrastiveLossLayer);
 
 INSTANTIATE_CLASS(ContrastiveLossLayer);
 REGISTER_LAYER_CLASS(ContrastiveLoss);
