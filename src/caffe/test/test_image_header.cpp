@@ -42,7 +42,12 @@ TEST(ImageHeaderTest, ReadsHandWrittenHeaders) {
   const string bmp = Bytes({'B', 'M'}) + string(16, '\0') +
                      Bytes({53, 0, 0, 0, 0xDB, 0xFF, 0xFF, 0xFF});
   const string ppm = "P6\n# a comment\n53 37\n255\n";
-  for (const string* header : {&png, &jpeg, &bmp, &ppm}) {
+  // A damaged segment length (0, 1) skips nothing, as in libjpeg, which
+  // decodes the frame after it (a fuzz finding).
+  const string jpeg_bad_length =
+      Bytes({0xFF, 0xD8, 0xFF, 0xE0, 0, 0, 0, 0, 0xFF, 0xE1, 0, 1,
+             0xFF, 0xC0, 0, 17, 8, 0, 37, 0, 53, 3});
+  for (const string* header : {&png, &jpeg, &jpeg_bad_length, &bmp, &ppm}) {
     int w = 0, h = 0;
     ASSERT_TRUE(PeekImageSize(Data(*header), header->size(), &w, &h))
         << header->substr(0, 2);

@@ -1,5 +1,6 @@
 #include "caffe/util/image_header.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstring>
@@ -60,8 +61,9 @@ bool PeekJpeg(const unsigned char* p, size_t n, int* width, int* height) {
       return Positive(BigEndian(p + at + 7, 2), BigEndian(p + at + 5, 2),
                       width, height);
     }
-    if (length < 2) return false;
-    at += 2 + length;
+    // libjpeg skips length - 2 bytes after the length field, and nothing
+    // when a damaged length is below 2: it then reads on from there.
+    at += 2 + std::max<size_t>(length, 2);
   }
   return false;
 }
