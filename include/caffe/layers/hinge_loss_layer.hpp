@@ -45,9 +45,16 @@ class HingeLossLayer : public LossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
-  // The label of item n, checked against [0, dim).
-  int Label(const vector<Blob<Dtype>*>& bottom, int n, int dim) const;
+  // Checks every item's label (bottom 1) against [0, K) on the host, so the
+  // bodies (hinge_loss_compute.hpp) can read them on either device.
+  void CheckLabels(const vector<Blob<Dtype>*>& bottom) const;
+  bool L2() const {
+    return this->layer_param_.hinge_loss_param().norm() ==
+           HingeLossParameter_Norm_L2;
+  }
 };
 
 }  // namespace caffe

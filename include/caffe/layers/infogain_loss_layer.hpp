@@ -60,7 +60,8 @@ class InfogainLossLayer : public SoftmaxLabelLossLayer<Dtype> {
 
   size_t InternalBytes() const override {
     return SoftmaxLabelLossLayer<Dtype>::InternalBytes() +
-           (infogain_.size() + sum_rows_H_.size()) * sizeof(Dtype);
+           static_cast<size_t>(infogain_.count() + sum_rows_H_.count()) *
+               sizeof(Dtype);
   }
 
  protected:
@@ -75,11 +76,13 @@ class InfogainLossLayer : public SoftmaxLabelLossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   // H (row-major, K x K): from the source file, or copied from bottom 2 by
-  // each forward; and its row sums.
-  vector<Dtype> infogain_;
-  vector<Dtype> sum_rows_H_;
+  // each forward; and its row sums (infogain_loss_compute.hpp).
+  Blob<Dtype> infogain_;
+  Blob<Dtype> sum_rows_H_;
 };
 
 }  // namespace caffe

@@ -46,7 +46,8 @@ class MultinomialLogisticLossLayer : public LossLayer<Dtype> {
     return c;
   }
   size_t InternalBytes() const override {
-    return labels_.size() * sizeof(int) + probs_.size() * sizeof(Dtype);
+    return static_cast<size_t>(labels_.count()) * sizeof(int) +
+           static_cast<size_t>(probs_.count()) * sizeof(Dtype);
   }
 
  protected:
@@ -55,10 +56,13 @@ class MultinomialLogisticLossLayer : public LossLayer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
-  // Per item, from forward: the label and the clamped probability there.
-  vector<int> labels_;
-  vector<Dtype> probs_;
+  // Per item, from forward: the label (checked on the host) and the
+  // clamped probability there (written by the loss body on its device).
+  Blob<int> labels_;
+  Blob<Dtype> probs_;
 };
 
 }  // namespace caffe

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "hinge_loss_compute.hpp"
 
 namespace caffe {
 
@@ -24,64 +25,21 @@ void HingeLossLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
 }
 
 template <typename Dtype>
-int HingeLossLayer<Dtype>::Label(const vector<Blob<Dtype>*>& bottom, int n,
-                                 int dim) const {
-  const Dtype v = bottom[1]->cpu_data()[n];
-  const int l = static_cast<int>(v);
-  CAFFE_CHECK(l >= 0 && l < dim)
-      << "HingeLoss layer " << this->layer_param_.name() << ": label " << v
-      << " of item " << n << " is outside [0, " << dim
-      << ") for scores of shape " << bottom[0]->shape_string();
-  return l;
-}
-
-template <typename Dtype>
-void HingeLossLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                        const vector<Blob<Dtype>*>& top) {
-  const Dtype* x = bottom[0]->cpu_data();
+void HingeLossLayer<Dtype>::CheckLabels(
+    const vector<Blob<Dtype>*>& bottom) const {
   const int num = bottom[0]->shape(0);
   const int dim = num > 0 ? bottom[0]->count() / num : 0;
-  const bool l2 = this->layer_param_.hinge_loss_param().norm() ==
-                  HingeLossParameter_Norm_L2;
-  Dtype loss = 0;
+  const Dtype* label = bottom[1]->cpu_data();
   for (int n = 0; n < num; ++n) {
-    const int label = Label(bottom, n, dim);
-    for (int k = 0; k < dim; ++k) {
-      const Dtype t = (k == label) ? Dtype(1) : Dtype(-1);
-      const Dtype h = std::max(Dtype(0), Dtype(1) - t * x[n * dim + k]);
-      loss += l2 ? h * h : h;
-    }
+    const int l = static_cast<int>(label[n]);
+    CAFFE_CHECK(l >= 0 && l < dim)
+        << "HingeLoss layer " << this->layer_param_.name() << ": label "
+        << label[n] << " of item " << n << " is outside [0, " << dim
+        << ") for scores of shape " << bottom[0]->shape_string();
   }
-  top[0]->mutable_cpu_data()[0] = num > 0 ? loss / num : Dtype(0);
 }
 
-template <typename Dtype>
-void HingeLossLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                         const vector<bool>& propagate_down,
-                                         const vector<Blob<Dtype>*>& bottom) {
-  CAFFE_CHECK(!propagate_down[1])
-      << "HingeLoss layer " << this->layer_param_.name()
-      << " cannot backpropagate to label inputs";
-  if (!propagate_down[0]) return;
-  const Dtype* x = bottom[0]->cpu_data();
-  Dtype* dx = bottom[0]->mutable_cpu_diff();
-  const int num = bottom[0]->shape(0);
-  if (num == 0) return;
-  const int dim = bottom[0]->count() / num;
-  const bool l2 = this->layer_param_.hinge_loss_param().norm() ==
-                  HingeLossParameter_Norm_L2;
-  const Dtype scale = top[0]->cpu_diff()[0] / num;
-  for (int n = 0; n < num; ++n) {
-    const int label = Label(bottom, n, dim);
-    for (int k = 0; k < dim; ++k) {
-      const Dtype t = (k == label) ? Dtype(1) : Dtype(-1);
-      const Dtype h = std::max(Dtype(0), Dtype(1) - t * x[n * dim + k]);
-      Dtype g = 0;
-      if (h > 0) g = l2 ? Dtype(-2) * t * h : -t;
-      dx[n * dim + k] = scale * g;
-    }
-  }
-}
+DEFINE_CPU_BY_LAUNCH_POLICY(HingeLossLayer);
 
 INSTANTIATE_CLASS(HingeLossLayer);
 REGISTER_LAYER_CLASS(HingeLoss);

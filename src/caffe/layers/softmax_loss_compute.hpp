@@ -14,17 +14,9 @@
 #include "caffe/layers/softmax_loss_layer.hpp"
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "label_filter.hpp"
 
 namespace caffe {
-
-// Which labels count: all, or all but the ignore label.
-struct LabelFilter {
-  bool has_ignore;
-  int ignore;
-  CAFFE_KERNEL bool ignored(int label) const {
-    return has_ignore && label == ignore;
-  }
-};
 
 // The whole loss in one index: -sum log(max(p_label, FLT_MIN)) over the
 // positions in order, divided by the normalizer -- one serial sum, so the

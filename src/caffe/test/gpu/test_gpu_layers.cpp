@@ -315,39 +315,92 @@ TEST(GpuThresholdTest, ForwardMatchesCpu) {
   EXPECT_GT(std::count(out[0].begin(), out[0].end(), 1.0f), 10);
 }
 
-// SigmoidCrossEntropyLoss refuses a gradient for its targets, so it is not
-// a case above: loss and logit gradient on the GPU against the CPU, with
-// targets in [0, 1] and one ignored label.
-TEST(GpuSigmoidCrossEntropyLossTest, LossAndGradientMatchCpu) {
+// Losses whose second bottom (targets or labels) takes no gradient are
+// not cases above: loss and first-bottom gradient on the GPU against the
+// CPU, with a top diff of 2.  Bottom 1 is filled by `target(i)`.
+struct LabelLossCase {
+  const char* name;
+  const char* prototxt;
+  std::vector<int> shape;         // of bottom 0
+  std::vector<int> target_shape;  // of bottom 1
+  double (*target)(int i);
+};
+
+void PrintTo(const LabelLossCase& c, std::ostream* os) { *os << c.name; }
+
+double SoftTarget(int i) { return i % 7 == 0 ? 1 : (i % 3) * 0.25; }
+double ClassOf4(int i) { return (i * 3 + 1) % 4; }
+double ClassOf4Or9(int i) { return i % 5 == 2 ? 9 : (i * 3 + 1) % 4; }
+
+const LabelLossCase kLabelLossCases[] = {
+    {"SigmoidCrossEntropyLoss", R"(type: "SigmoidCrossEntropyLoss"
+       loss_param { ignore_label: 1 normalization: VALID })",
+     {4, 6}, {4, 6}, SoftTarget},
+    {"SoftmaxWithLossIgnoring", R"(type: "SoftmaxWithLoss"
+       loss_param { ignore_label: 9 })",
+     {3, 4, 2, 3}, {3, 1, 2, 3}, ClassOf4Or9},
+    {"HingeLossL1", R"(type: "HingeLoss")", {5, 4}, {5}, ClassOf4},
+    {"HingeLossL2", R"(type: "HingeLoss" hinge_loss_param { norm: L2 })",
+     {5, 4}, {5}, ClassOf4},
+    // MultinomialLogisticLoss takes probabilities: the scores below are
+    // squashed to (0, 1) first (see LabelLossGpuTest).
+    {"MultinomialLogisticLoss", R"(type: "MultinomialLogisticLoss")",
+     {5, 4}, {5, 1, 1, 1}, ClassOf4},
+    {"InfogainLossIgnoring", R"(type: "InfogainLoss"
+       loss_param { ignore_label: 9 })",
+     {3, 4, 2, 3}, {3, 1, 2, 3}, ClassOf4Or9},
+};
+
+class LabelLossGpuTest : public ::testing::TestWithParam<LabelLossCase> {};
+
+TEST_P(LabelLossGpuTest, LossAndGradientMatchCpu) {
   SKIP_WITHOUT_GPU();
+  const LabelLossCase& c = GetParam();
   LayerParameter param;
-  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
-      R"(name: "l" type: "SigmoidCrossEntropyLoss"
-         loss_param { ignore_label: 1 normalization: VALID })", &param));
+  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(c.prototxt,
+                                                            &param));
+  param.set_name("l");
+  const bool probabilities = param.type() == "MultinomialLogisticLoss";
+  const bool infogain = param.type() == "InfogainLoss";
   std::vector<std::vector<double> > out;
   for (Caffe::Brew mode : {Caffe::CPU, Caffe::GPU}) {
     ModeScope scope(mode);
-    Blob<double> x(std::vector<int>{4, 6}), t(std::vector<int>{4, 6}), loss;
+    Blob<double> x(c.shape), t(c.target_shape), h(std::vector<int>{4, 4});
+    Blob<double> loss;
     for (int i = 0; i < x.count(); ++i) {
-      x.mutable_cpu_data()[i] = 3 * std::sin(0.9 * i);
-      t.mutable_cpu_data()[i] = i % 7 == 0 ? 1 : (i % 3) * 0.25;
+      const double v = 3 * std::sin(0.9 * i);
+      x.mutable_cpu_data()[i] = probabilities ? 1 / (1 + std::exp(-v)) : v;
     }
+    for (int i = 0; i < t.count(); ++i) t.mutable_cpu_data()[i] = c.target(i);
+    for (int i = 0; i < h.count(); ++i)
+      h.mutable_cpu_data()[i] = 0.5 + 0.5 * std::cos(1.3 * i);
     std::vector<Blob<double>*> b{&x, &t}, top{&loss};
+    if (infogain) b.push_back(&h);
     std::shared_ptr<Layer<double> > layer =
         LayerRegistry<double>::CreateLayer(param);
     layer->SetUp(b, top);
     layer->Forward(b, top);
     loss.mutable_cpu_diff()[0] = 2;
-    layer->Backward(top, {true, false}, b);
+    std::vector<bool> down(b.size(), false);
+    down[0] = true;
+    layer->Backward(top, down, b);
     std::vector<double> r(x.cpu_diff(), x.cpu_diff() + x.count());
     r.push_back(loss.cpu_data()[0]);
     out.push_back(r);
   }
   ASSERT_EQ(out[1].size(), out[0].size());
+  EXPECT_NE(out[0].back(), 0) << "the loss should not vanish";
   for (size_t i = 0; i < out[0].size(); ++i)
-    EXPECT_NEAR(out[1][i], out[0][i], 1e-10 * std::max(1.0, std::fabs(out[0][i])))
+    EXPECT_NEAR(out[1][i], out[0][i],
+                1e-10 * std::max(1.0, std::fabs(out[0][i])))
         << "element " << i << " (the last is the loss)";
 }
+
+INSTANTIATE_TEST_SUITE_P(Losses, LabelLossGpuTest,
+                         ::testing::ValuesIn(kLabelLossCases),
+                         [](const ::testing::TestParamInfo<LabelLossCase>& i) {
+                           return std::string(i.param.name);
+                         });
 
 }  // namespace
 }  // namespace caffe
