@@ -41,6 +41,9 @@ class EmbedLayer : public Layer<Dtype> {
     c.backward_reads = kReadsBottomData;
     return c;
   }
+  size_t InternalBytes() const override {
+    return static_cast<size_t>(indices_.count()) * sizeof(int);
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -48,14 +51,20 @@ class EmbedLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   // Validates bottom[0][i] and returns it as a row index.
   int IndexAt(const Blob<Dtype>& bottom, int i) const;
+  // Validates every index on the host and copies them into indices_, which
+  // the bodies (embed_compute.hpp) read on either device.
+  void CheckIndices(const Blob<Dtype>& bottom);
 
   int M_ = 0;  // indices looked up
   int K_ = 0;  // input_dim: rows of the table
   int N_ = 0;  // num_output: width of a row
   bool bias_term_ = true;
+  Blob<int> indices_;  // the checked indices of the last call
 };
 
 }  // namespace caffe

@@ -47,7 +47,7 @@ class MVNLayer : public Layer<Dtype> {
     return c;
   }
   size_t InternalBytes() const override {
-    return static_cast<size_t>(scale_.size()) * sizeof(Dtype);
+    return static_cast<size_t>(scale_.count()) * sizeof(Dtype);
   }
 
  protected:
@@ -56,11 +56,13 @@ class MVNLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_LAUNCH_POLICY_BODIES;
+  DECLARE_GPU_FORWARD_BACKWARD;
 
   int groups_ = 0;  // normalized groups
   int dim_ = 0;     // elements per group
   // Per group std + eps, saved by forward for backward (normalize_variance).
-  vector<Dtype> scale_;
+  Blob<Dtype> scale_;
 };
 
 }  // namespace caffe

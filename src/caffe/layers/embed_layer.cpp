@@ -3,7 +3,8 @@
 #include <vector>
 
 #include "caffe/filler.hpp"
-#include "caffe/util/math_functions.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "embed_compute.hpp"
 
 namespace caffe {
 
@@ -52,6 +53,7 @@ template <typename Dtype>
 void EmbedLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
                                 const vector<Blob<Dtype>*>& top) {
   M_ = bottom[0]->count();
+  indices_.Reshape(vector<int>(1, M_));
   vector<int> top_shape = bottom[0]->shape();
   top_shape.push_back(N_);
   top[0]->Reshape(top_shape);
@@ -74,44 +76,12 @@ int EmbedLayer<Dtype>::IndexAt(const Blob<Dtype>& bottom, int i) const {
 }
 
 template <typename Dtype>
-void EmbedLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                    const vector<Blob<Dtype>*>& top) {
-  const Dtype* weight = this->blobs_[0]->cpu_data();
-  Dtype* top_data = top[0]->mutable_cpu_data();
-  for (int m = 0; m < M_; ++m) {
-    const int index = IndexAt(*bottom[0], m);
-    caffe_copy(N_, weight + index * N_, top_data + m * N_);
-  }
-  if (bias_term_) {
-    const Dtype* bias = this->blobs_[1]->cpu_data();
-    for (int m = 0; m < M_; ++m)
-      caffe_axpy<Dtype>(N_, Dtype(1), bias, top_data + m * N_);
-  }
+void EmbedLayer<Dtype>::CheckIndices(const Blob<Dtype>& bottom) {
+  int* indices = indices_.mutable_cpu_data();
+  for (int m = 0; m < M_; ++m) indices[m] = IndexAt(bottom, m);
 }
 
-template <typename Dtype>
-void EmbedLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                     const vector<bool>& propagate_down,
-                                     const vector<Blob<Dtype>*>& bottom) {
-  CAFFE_CHECK(!propagate_down[0])
-      << "Embed layer " << this->layer_param_.name()
-      << ": cannot backpropagate to the index input";
-  const Dtype* top_diff = top[0]->cpu_diff();
-  if (this->param_propagate_down(0)) {
-    // Rows accumulate: the same index may occur several times.
-    Dtype* weight_diff = this->blobs_[0]->mutable_cpu_diff();
-    for (int m = 0; m < M_; ++m) {
-      const int index = IndexAt(*bottom[0], m);
-      caffe_axpy<Dtype>(N_, Dtype(1), top_diff + m * N_,
-                        weight_diff + index * N_);
-    }
-  }
-  if (bias_term_ && this->param_propagate_down(1)) {
-    Dtype* bias_diff = this->blobs_[1]->mutable_cpu_diff();
-    for (int m = 0; m < M_; ++m)
-      caffe_axpy<Dtype>(N_, Dtype(1), top_diff + m * N_, bias_diff);
-  }
-}
+DEFINE_CPU_BY_LAUNCH_POLICY(EmbedLayer);
 
 INSTANTIATE_CLASS(EmbedLayer);
 REGISTER_LAYER_CLASS(Embed);

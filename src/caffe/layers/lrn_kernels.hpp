@@ -98,6 +98,72 @@ struct LrnAcrossBackward {
   }
 };
 
+// The geometry of one WITHIN_CHANNEL layer: index p runs over every
+// element (n, c, y, x); the window is the size x size square starting at
+// (y - pre_pad, x - pre_pad), clipped to the plane.
+struct LrnWithin {
+  int height, width;
+  int pre_pad;
+  CAFFE_KERNEL long Plane(long p) const {
+    return p - p % (static_cast<long>(height) * width);
+  }
+  CAFFE_KERNEL int Y(long p) const { return (p / width) % height; }
+  CAFFE_KERNEL int X(long p) const { return p % width; }
+  CAFFE_KERNEL int Lo(int v) const { return v - pre_pad > 0 ? v - pre_pad : 0; }
+  CAFFE_KERNEL int Hi(int v, int n) const {
+    return v + pre_pad + 1 < n ? v + pre_pad + 1 : n;
+  }
+};
+
+// scale = 1 + coeff * sum of x^2 over the window (Caffe's power sublayer
+// shifts by 1, not k); y = x * scale^-beta.  The window is walked row by
+// row as the CPU's WindowSum does, so the sums match it bit for bit.
+template <typename Dtype>
+struct LrnWithinForward {
+  const Dtype* x;
+  Dtype* scale;
+  Dtype* y;
+  LrnWithin g;
+  Dtype coeff;
+  NegPow<Dtype> neg_pow;
+  CAFFE_KERNEL void operator()(long p) const {
+    const Dtype* plane = x + g.Plane(p);
+    const int py = g.Y(p), px = g.X(p);
+    Dtype sum = 0;
+    for (int y2 = g.Lo(py); y2 < g.Hi(py, g.height); ++y2)
+      for (int x2 = g.Lo(px); x2 < g.Hi(px, g.width); ++x2) {
+        const Dtype v = plane[y2 * g.width + x2];
+        sum += v * v;
+      }
+    scale[p] = Dtype(1) + coeff * sum;
+    y[p] = x[p] * neg_pow(scale[p]);
+  }
+};
+
+// dx = dy s^-beta - factor * x * sum over the window of dy x s^(-beta-1),
+// each term computed as the CPU computes its ratio (std::pow).
+template <typename Dtype>
+struct LrnWithinBackward {
+  const Dtype* x;
+  const Dtype* scale;
+  const Dtype* dy;
+  Dtype* dx;
+  LrnWithin g;
+  Dtype factor, beta;
+  NegPow<Dtype> neg_pow;
+  CAFFE_KERNEL void operator()(long p) const {
+    const long base = g.Plane(p);
+    const int py = g.Y(p), px = g.X(p);
+    Dtype sum = 0;
+    for (int y2 = g.Lo(py); y2 < g.Hi(py, g.height); ++y2)
+      for (int x2 = g.Lo(px); x2 < g.Hi(px, g.width); ++x2) {
+        const long j = base + y2 * g.width + x2;
+        sum += dy[j] * x[j] * std::pow(scale[j], -beta - 1);
+      }
+    dx[p] = dy[p] * neg_pow(scale[p]) - factor * x[p] * sum;
+  }
+};
+
 }  // namespace caffe
 
 #endif  // CAFFE_LRN_KERNELS_HPP_

@@ -173,6 +173,31 @@ TEST(GpuBodiesTest, PoolingBodiesMatchThePoolingLayer) {
   }
 }
 
+// One LRN layer's forward and backward on 2 x C x H x W Gaussian inputs:
+// fills x and dy with what went in, top and bottom with what came out.
+template <typename Dtype>
+void RunLrnLayer(const LRNParameter& lrn, int C, int H, int W,
+                 std::vector<Dtype>* x, std::vector<Dtype>* dy,
+                 Blob<Dtype>* bottom, Blob<Dtype>* top) {
+  LayerParameter param;
+  param.set_name("lrn");
+  param.set_type("LRN");
+  *param.mutable_lrn_param() = lrn;
+  bottom->Reshape(2, C, H, W);
+  const std::vector<double> xd = Gaussian(bottom->count(), 11);
+  x->assign(xd.begin(), xd.end());
+  std::copy(x->begin(), x->end(), bottom->mutable_cpu_data());
+  std::vector<Blob<Dtype>*> bottoms{bottom}, tops{top};
+  std::shared_ptr<Layer<Dtype> > layer =
+      LayerRegistry<Dtype>::CreateLayer(param);
+  layer->SetUp(bottoms, tops);
+  layer->Forward(bottoms, tops);
+  const std::vector<double> dyd = Gaussian(top->count(), 12);
+  dy->assign(dyd.begin(), dyd.end());
+  std::copy(dy->begin(), dy->end(), top->mutable_cpu_diff());
+  layer->Backward(tops, {true}, bottoms);
+}
+
 // LRN ACROSS_CHANNELS: the bodies do the CPU loops' operations in their
 // order, so top and bottom diff are equal bit for bit, in float (where a
 // different order would show) as in double, for beta 0.75 (the square
@@ -180,28 +205,16 @@ TEST(GpuBodiesTest, PoolingBodiesMatchThePoolingLayer) {
 // chunk.
 template <typename Dtype>
 void CheckLrnBodies(int C, int H, int W, int local_size, float beta) {
-  LayerParameter param;
-  param.set_name("lrn");
-  param.set_type("LRN");
-  LRNParameter* lp = param.mutable_lrn_param();
+  LRNParameter params;
+  LRNParameter* lp = &params;
   lp->set_local_size(local_size);
   lp->set_alpha(0.3f);
   lp->set_beta(beta);
   lp->set_k(1.5f);
   const int N = 2;
-  Blob<Dtype> bottom(N, C, H, W), top;
-  const std::vector<double> xd = Gaussian(bottom.count(), 11);
-  std::vector<Dtype> x(xd.begin(), xd.end());
-  std::copy(x.begin(), x.end(), bottom.mutable_cpu_data());
-  std::vector<Blob<Dtype>*> bottoms{&bottom}, tops{&top};
-  std::shared_ptr<Layer<Dtype> > layer =
-      LayerRegistry<Dtype>::CreateLayer(param);
-  layer->SetUp(bottoms, tops);
-  layer->Forward(bottoms, tops);
-  const std::vector<double> dyd = Gaussian(top.count(), 12);
-  std::vector<Dtype> dy(dyd.begin(), dyd.end());
-  std::copy(dy.begin(), dy.end(), top.mutable_cpu_diff());
-  layer->Backward(tops, {true}, bottoms);
+  Blob<Dtype> bottom, top;
+  std::vector<Dtype> x, dy;
+  RunLrnLayer(params, C, H, W, &x, &dy, &bottom, &top);
 
   const LrnAcross g{C, static_cast<long>(H) * W, (local_size - 1) / 2};
   const Dtype alpha = lp->alpha(), k = lp->k(), b = lp->beta();
@@ -217,6 +230,47 @@ void CheckLrnBodies(int C, int H, int W, int local_size, float beta) {
   for (size_t i = 0; i < x.size(); ++i) {
     ASSERT_EQ(y[i], top.cpu_data()[i]) << "top " << i << " C" << C;
     ASSERT_EQ(dx[i], bottom.cpu_diff()[i]) << "bottom diff " << i << " C" << C;
+  }
+}
+
+// LRN WITHIN_CHANNEL: the same, the bodies walking each window row by
+// row as the CPU's window sum does (windows clipped at every border).
+template <typename Dtype>
+void CheckLrnWithinBodies(int C, int H, int W, int local_size, float beta) {
+  LRNParameter params;
+  LRNParameter* lp = &params;
+  lp->set_norm_region(LRNParameter_NormRegion_WITHIN_CHANNEL);
+  lp->set_local_size(local_size);
+  lp->set_alpha(0.3f);
+  lp->set_beta(beta);
+  Blob<Dtype> bottom, top;
+  std::vector<Dtype> x, dy;
+  RunLrnLayer(params, C, H, W, &x, &dy, &bottom, &top);
+
+  const LrnWithin g{H, W, (local_size - 1) / 2};
+  const Dtype alpha = lp->alpha(), b = lp->beta();
+  const Dtype coeff = alpha / (local_size * local_size);
+  std::vector<Dtype> scale(x.size(), -7), y(x.size(), -7), dx(x.size(), -7);
+  ForEach(static_cast<long>(x.size()), 1,
+          LrnWithinForward<Dtype>{x.data(), scale.data(), y.data(), g, coeff,
+                                  NegPow<Dtype>(b)});
+  ForEach(static_cast<long>(x.size()), 1,
+          LrnWithinBackward<Dtype>{x.data(), scale.data(), dy.data(),
+                                   dx.data(), g, 2 * coeff * b, b,
+                                   NegPow<Dtype>(b)});
+  for (size_t i = 0; i < x.size(); ++i) {
+    ASSERT_EQ(y[i], top.cpu_data()[i]) << "top " << i << " HxW " << H << "x"
+                                       << W;
+    ASSERT_EQ(dx[i], bottom.cpu_diff()[i]) << "bottom diff " << i;
+  }
+}
+
+TEST(GpuBodiesTest, LrnWithinChannelBodiesEqualTheLayer) {
+  for (float beta : {0.75f, 0.6f}) {
+    CheckLrnWithinBodies<float>(3, 5, 4, 3, beta);
+    CheckLrnWithinBodies<double>(3, 5, 4, 3, beta);
+    CheckLrnWithinBodies<float>(2, 7, 9, 5, beta);
+    CheckLrnWithinBodies<float>(2, 2, 3, 5, beta);  // window wider than H, W
   }
 }
 

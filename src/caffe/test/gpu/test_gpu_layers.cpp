@@ -140,14 +140,22 @@ const LayerCase kCases[] = {
     {"LRN", R"(type: "LRN" lrn_param { local_size: 3 })", {2, 5, 3, 3}, 1},
     {"LRNBeta", R"(type: "LRN" lrn_param { local_size: 5 beta: 0.6 k: 2 })",
      {2, 7, 4, 3}, 1},
-    {"LRNWithinFallback", R"(type: "LRN" lrn_param { local_size: 3
+    {"LRNWithin", R"(type: "LRN" lrn_param { local_size: 3
        norm_region: WITHIN_CHANNEL })",
      {2, 3, 5, 5}, 1},
+    {"LRNWithinWide", R"(type: "LRN" lrn_param { local_size: 5 beta: 0.6
+       norm_region: WITHIN_CHANNEL })",
+     {2, 2, 3, 4}, 1},
     {"EltwiseFallback", R"(type: "Eltwise")", {2, 3, 4, 4}, 2},
     {"EltwiseMax", R"(type: "Eltwise" eltwise_param { operation: MAX })",
      {2, 3, 4, 4}, 2},
     {"EltwiseMaxOfThree", R"(type: "Eltwise" eltwise_param {
        operation: MAX })", {2, 3, 4, 4}, 3},
+    {"MVN", R"(type: "MVN")", {2, 3, 4, 5}, 1},
+    {"MVNAcrossChannels", R"(type: "MVN" mvn_param { across_channels: true })",
+     {2, 3, 4, 5}, 1},
+    {"MVNMeanOnly", R"(type: "MVN" mvn_param { normalize_variance: false })",
+     {2, 3, 4, 5}, 1},
 };
 
 int TopCount(const LayerCase& c, const LayerParameter& param) {
@@ -313,6 +321,45 @@ TEST(GpuThresholdTest, ForwardMatchesCpu) {
   }
   EXPECT_EQ(out[1], out[0]);
   EXPECT_GT(std::count(out[0].begin(), out[0].end(), 1.0f), 10);
+}
+
+// Embed's bottom holds indices, which take no gradient, so it is not a
+// case above: lookups (some repeated, so table rows add several
+// gradients) and the weight and bias gradients on the GPU against the CPU.
+TEST(GpuEmbedTest, LookupAndGradientsMatchCpu) {
+  SKIP_WITHOUT_GPU();
+  LayerParameter param;
+  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "e" type: "Embed" embed_param { num_output: 5 input_dim: 7
+         weight_filler { type: "gaussian" std: 1 }
+         bias_filler { type: "gaussian" std: 1 } })", &param));
+  std::vector<std::vector<double> > out;
+  for (Caffe::Brew mode : {Caffe::CPU, Caffe::GPU}) {
+    ModeScope scope(mode);
+    Blob<double> index(std::vector<int>{3, 4}), y;
+    for (int i = 0; i < index.count(); ++i)
+      index.mutable_cpu_data()[i] = (i * 5) % 7 % 4;  // rows 0-3, repeated
+    std::vector<Blob<double>*> b{&index}, top{&y};
+    Caffe::set_random_seed(1701);
+    std::shared_ptr<Layer<double> > layer =
+        LayerRegistry<double>::CreateLayer(param);
+    layer->SetUp(b, top);
+    layer->Forward(b, top);
+    for (int i = 0; i < y.count(); ++i)
+      y.mutable_cpu_diff()[i] = std::sin(0.7 * i + 0.3);
+    for (auto& p : layer->blobs())
+      std::fill(p->mutable_cpu_diff(), p->mutable_cpu_diff() + p->count(), 0.);
+    layer->Backward(top, {false}, b);
+    std::vector<double> r(y.cpu_data(), y.cpu_data() + y.count());
+    for (auto& p : layer->blobs())
+      r.insert(r.end(), p->cpu_diff(), p->cpu_diff() + p->count());
+    out.push_back(r);
+  }
+  ASSERT_EQ(out[1].size(), out[0].size());
+  for (size_t i = 0; i < out[0].size(); ++i)
+    EXPECT_NEAR(out[1][i], out[0][i],
+                1e-10 * std::max(1.0, std::fabs(out[0][i])))
+        << "element " << i << " (top, then weight and bias diffs)";
 }
 
 // Losses whose second bottom (targets or labels) takes no gradient are
