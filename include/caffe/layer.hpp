@@ -239,6 +239,13 @@ class Layer {
   // it happens once per iteration.
   void set_recomputing(bool value) { recomputing_ = value; }
   bool recomputing() const { return recomputing_; }
+  // Set false by the net when it will never call this layer's Backward
+  // (no loss depends on the layer, or the net is a TEST net planned for
+  // forward passes only): the layer's Reshape may then drop what it keeps
+  // only for backward (Scale's copy of an in-place input), and Backward
+  // refuses to run.  A layer used on its own may always run backward.
+  void set_backward_runs(bool value) { backward_runs_ = value; }
+  bool backward_runs() const { return backward_runs_; }
   // The gradient-aliasing trait (MemoryContract::diff_alias_bottom), set by
   // the net under mem_param: while on, the layer's Reshape makes top 0's
   // diff the declared bottom's diff memory (ShareGradientMemory) and its
@@ -303,6 +310,7 @@ class Layer {
   vector<Dtype> loss_;
   bool recomputing_ = false;
   bool alias_bottom_diff_ = false;
+  bool backward_runs_ = true;
 };
 
 template <typename Dtype>
@@ -331,6 +339,9 @@ template <typename Dtype>
 inline void Layer<Dtype>::Backward(const vector<Blob<Dtype>*>& top,
                                    const vector<bool>& propagate_down,
                                    const vector<Blob<Dtype>*>& bottom) {
+  CAFFE_INTERNAL_CHECK(backward_runs_)
+      << "layer '" << layer_param_.name() << "': Backward called after the "
+      << "net declared it would never run (set_backward_runs)";
   switch (Caffe::mode()) {
     case Caffe::CPU:
       Backward_cpu(top, propagate_down, bottom);

@@ -40,6 +40,12 @@ struct MemoryContract {
   // buffer instead of two, with the same bits.  -1: no such bottom.  The
   // net turns it on under mem_param (Layer::set_alias_bottom_diff).
   int diff_alias_bottom = -1;
+  // Forward writes each element of top 0 only after reading the same
+  // element of bottom k, for every k < top_overwrites_bottoms, whatever
+  // memory the blobs have: the plan may then put top 0 exactly over such a
+  // bottom's memory when this step is the bottom's last read (in place by
+  // the plan rather than by the prototxt).  0: never.
+  int top_overwrites_bottoms = 0;
 };
 
 }  // namespace caffe

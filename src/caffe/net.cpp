@@ -244,6 +244,26 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
         layers_[layer_id]->set_param_propagate_down(p, true);
     }
   }
+  // Layers whose backward never runs may drop what they keep only for it:
+  // those no loss depends on, and all of a TEST net planned for forward
+  // passes only (it refuses backward; NetGraph's forward_only).  They are
+  // reshaped again so the plan sees their smaller kept memory -- except
+  // data layers (no bottoms), which keep nothing for backward and may
+  // have a prefetch thread running.
+  const MemoryOptimizationParameter& mem_p = param.mem_param();
+  const bool forward_only_plan =
+      phase_ == TEST && param.has_mem_param() && mem_p.optimize_test() &&
+      !param.force_backward();
+  for (size_t layer_id = 0; layer_id < layers_.size(); ++layer_id) {
+    if (layer_need_backward_[layer_id] && !forward_only_plan) continue;
+    layers_[layer_id]->set_backward_runs(false);
+    if (bottom_vecs_[layer_id].empty()) continue;
+    try {
+      layers_[layer_id]->Reshape(bottom_vecs_[layer_id], top_vecs_[layer_id]);
+    } catch (const std::exception& e) {
+      Rethrow(LayerContext(static_cast<int>(layer_id)), e);
+    }
+  }
   // Blobs nobody consumed are the net's outputs.
   for (const string& blob_name : available_blobs) {
     net_output_blobs_.push_back(blobs_[blob_name_to_idx[blob_name]].get());

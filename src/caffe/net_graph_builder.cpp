@@ -126,6 +126,9 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
       l.top_is_view.push_back(view);
       if (!view) l.forward_cost += ForwardCostOf(layer, *top);
     }
+    if (!l.tops.empty() && !l.top_is_view[0] && !l.top_in_place[0])
+      l.top_overwrites_bottoms = std::min(
+          contract.top_overwrites_bottoms, static_cast<int>(l.bottoms.size()));
     const int alias = contract.diff_alias_bottom;
     if (layer.alias_bottom_diff() && !l.tops.empty() &&
         net.top_vecs()[i][0]->diff() &&

@@ -42,6 +42,10 @@ class EltwiseLayer : public Layer<Dtype> {
     MemoryContract c;
     c.backward_reads = DeclaredBackwardReads();
     if (UnitSum()) c.diff_alias_bottom = 0;
+    // Each op's first pass reads bottoms 0 and 1 element by element before
+    // writing the top's element; later bottoms are read after the top
+    // holds partial results, so only the first two may lie under it.
+    c.top_overwrites_bottoms = 2;
     return c;
   }
   size_t InternalBytes() const override {

@@ -62,6 +62,10 @@ struct GraphLayer {
   // MemoryContract::diff_alias_bottom), -1 when none: Caffe 1.0 would
   // allocate that diff twice.
   int diff_aliased_bottom = -1;
+  // Top 0 may lie exactly over any of the first this-many bottoms' memory
+  // at the bottom's last read (MemoryContract::top_overwrites_bottoms); 0
+  // when top 0 is in place or a view.
+  int top_overwrites_bottoms = 0;
   // An expensive layer type (util/expensive_layers.hpp): recompute
   // { auto: CHEAP } keeps its outputs and never runs it twice.
   bool expensive = false;

@@ -38,7 +38,19 @@ struct BufferRequest {
   int first_step = 0;  // first step at which the buffer holds a live value
   int last_step = 0;   // last step at which it is read (>= first_step)
   bool shareable = true;
+  // A request this one may lie exactly over (the same offset), though both
+  // are live at one step: the partner's last step is this one's first (or
+  // the other way round), and the layer running there reads each element
+  // of the older before writing the same element of the newer (in place by
+  // plan, MemoryContract::top_overwrites_bottoms).  Both name each other;
+  // -1: none.
+  int in_place_of = -1;
 };
+
+// The step at which requests i and j, an in-place pair (each the other's
+// in_place_of), hand over: the older's last step, which is the newer's
+// first.  -1 when they are no such pair.
+int HandOverStep(const std::vector<BufferRequest>& requests, int i, int j);
 
 struct Placement {
   int slot = -1;       // index into Plan::slot_bytes

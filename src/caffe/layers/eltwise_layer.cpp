@@ -63,22 +63,17 @@ void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom
         MulOn(gpu, count, top_data, DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_SUM:
-      if (!gpu) {
-        // The CPU sums on the parallel loop, the first two bottoms in one
-        // pass (Eltwise has at least two).
-        ForEach(count, kElementGrain,
-                ScaledSumOfTwo<Dtype>{bottom[0]->cpu_data(),
-                                      bottom[1]->cpu_data(), coeffs_[0],
+      // The first two bottoms in one pass (Eltwise has at least two), each
+      // element read before the top's is written: top 0 may lie over
+      // bottom 0 or 1 (Memory(): top_overwrites_bottoms).
+      ForEachOn(gpu, count, kElementGrain,
+                ScaledSumOfTwo<Dtype>{DataOn(gpu, *bottom[0]),
+                                      DataOn(gpu, *bottom[1]), coeffs_[0],
                                       coeffs_[1], top_data});
-        for (size_t i = 2; i < bottom.size(); ++i)
-          ForEach(count, kElementGrain,
-                  AddScaled<Dtype>{bottom[i]->cpu_data(), coeffs_[i],
+      for (size_t i = 2; i < bottom.size(); ++i)
+        ForEachOn(gpu, count, kElementGrain,
+                  AddScaled<Dtype>{DataOn(gpu, *bottom[i]), coeffs_[i],
                                    top_data});
-        break;
-      }
-      SetOn(gpu, count, Dtype(0), top_data);
-      for (size_t i = 0; i < bottom.size(); ++i)
-        AxpyOn(gpu, count, coeffs_[i], DataOn(gpu, *bottom[i]), top_data);
       break;
     case EltwiseParameter_EltwiseOp_MAX: {
       int* mask = MutableDataOn(gpu, &max_idx_);

@@ -22,8 +22,10 @@ auto ScaleLayer<Dtype>::ForwardStage(const Launch& launch,
     const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
   const bool gpu = Launch::gpu;
   const Dtype* x = DataOn(gpu, *bottom[0]);
-  // In place, backward needs x, which the output is about to replace.
-  const bool keep_copy = bottom[0] == top[0] && !borrowed_;
+  // In place, backward needs x, which the output is about to replace
+  // (unless the net runs no backward for this layer).
+  const bool keep_copy =
+      bottom[0] == top[0] && !borrowed_ && this->backward_runs();
   const Dtype* s =
       DataOn(gpu, (bottom.size() > 1) ? *bottom[1] : *this->blobs_[0]);
   Dtype* y = MutableDataOn(gpu, top[0]);

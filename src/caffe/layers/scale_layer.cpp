@@ -99,11 +99,12 @@ void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
         << ": the borrowed copy of the input does not match it";
     temp_.ReshapeLike(*bottom[0]);
     temp_.ShareData(*borrowed_);
-  } else if (bottom[0] == top[0]) {
+  } else if (bottom[0] == top[0] && this->backward_runs()) {
     temp_.ReshapeLike(*bottom[0]);
   } else {
+    // Out of place, or in place with no backward to come: no copy.
     temp_.Reshape(vector<int>(1, 0));
-    top[0]->ReshapeLike(*bottom[0]);
+    if (bottom[0] != top[0]) top[0]->ReshapeLike(*bottom[0]);
   }
   if (bias_layer_) {
     // The bias is added to the scaled output, in place.

@@ -83,6 +83,11 @@ class Groups {
     index_.emplace(layer.scratch, Add(b));
   }
   int OfMemory(int memory) const { return index_.at(memory); }
+  // The group of `memory`, or -1 when no buffer holds it.
+  int FindMemory(int memory) const {
+    auto it = index_.find(memory);
+    return it == index_.end() ? -1 : it->second;
+  }
   void Record(int group, int step, bool write, bool again) {
     uses_[group].push_back({step, write, again});
   }
@@ -184,6 +189,46 @@ std::vector<std::string> BlobPins(const NetGraph& graph,
   return pin;
 }
 
+// In place by plan: top 0 of a layer declaring top_overwrites_bottoms lies
+// exactly over one of those bottoms whose lifetime ends at the step that
+// starts top 0's (forward or recompute), when both may share.
+// `requests_of` lists each group's request indices.
+void PairInPlace(const NetGraph& graph, const std::vector<Step>& schedule,
+                 const Groups& groups,
+                 const std::vector<std::vector<int> >& requests_of,
+                 Analysis* out) {
+  std::vector<BufferRequest>& q = out->requests;
+  // The request of `group` whose lifetime starts (or ends) at step s.
+  auto find = [&](int group, int s, bool starts) {
+    for (int r : requests_of[group]) {
+      if (!q[r].shareable || q[r].in_place_of >= 0) continue;
+      if (starts ? q[r].first_step == s
+                 : q[r].last_step == s && q[r].first_step < s)
+        return r;
+    }
+    return -1;
+  };
+  for (size_t at = 0; at < schedule.size(); ++at) {
+    if (schedule[at].kind == Step::kBackward) continue;
+    const GraphLayer& layer = graph.layers[schedule[at].layer];
+    if (layer.top_overwrites_bottoms <= 0) continue;
+    const int s = static_cast<int>(at);
+    const int top_group = groups.FindMemory(graph.blobs[layer.tops[0]].data);
+    const int top = top_group < 0 ? -1 : find(top_group, s, true);
+    if (top < 0) continue;
+    for (int k = 0; k < layer.top_overwrites_bottoms; ++k) {
+      const int group =
+          groups.FindMemory(graph.blobs[layer.bottoms[k]].data);
+      if (group < 0 || group == top_group) continue;
+      const int bottom = find(group, s, false);
+      if (bottom < 0) continue;
+      q[top].in_place_of = bottom;
+      q[bottom].in_place_of = top;
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
@@ -195,6 +240,7 @@ Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
   const std::vector<std::string> blob_pin = BlobPins(graph, options);
 
   Analysis out;
+  std::vector<std::vector<int> > requests_of(groups.buffers().size());
   for (size_t g = 0; g < groups.buffers().size(); ++g) {
     Buffer buf = groups.buffers()[g];
     if (buf.scratch) {
@@ -256,10 +302,12 @@ Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
       // Untouched memory is never allocated (SyncedMemory is lazy): plan it
       // as pinned with no bytes in the shared arena.
       r.shareable = !buf.pinned && v.used();
+      requests_of[g].push_back(static_cast<int>(out.requests.size()));
       out.buffers.push_back(entry);
       out.requests.push_back(r);
     }
   }
+  PairInPlace(graph, schedule, groups, requests_of, &out);
   return out;
 }
 

@@ -134,10 +134,18 @@ void Binder::BeforeStep(int step) {
       b_.memory[r]->Place(device_, address_[r], keeper_[r]);
       Mark(r, address_[r], b_.notes.not_computed);
     }
-    // Whatever shares bytes with a buffer starting now is overwritten.
+    // Whatever shares bytes with a buffer starting now is overwritten --
+    // except an in-place partner's memory (any of its lifetimes placed
+    // there), which this step still reads (AfterStep marks it).
     for (int r : born_at_[step]) {
       if (detached_[r]) continue;
-      for (int j : overlaps_[r]) Mark(j, address_[j], b_.notes.reuse_cause[r]);
+      const int partner = b_.requests[r].in_place_of;
+      const SyncedMemory* handed =
+          HandOverStep(b_.requests, r, partner) == step ? b_.memory[partner]
+                                                        : nullptr;
+      for (int j : overlaps_[r])
+        if (b_.memory[j] != handed)
+          Mark(j, address_[j], b_.notes.reuse_cause[r]);
     }
     return;
   }
@@ -159,9 +167,19 @@ void Binder::BeforeStep(int step) {
 
 void Binder::AfterStep(int step) {
   if (step < 0 || step >= b_.num_steps) return;
-  if (b_.check)
-    for (int r : dying_at_[step])
-      if (!b_.kept[r] && !b_.scratch[r] && !detached_[r]) Poison(r);
+  for (int r : dying_at_[step]) {
+    // Handed over in place: its bytes now hold the partner's value, so it
+    // is marked as reused rather than poisoned.
+    const int partner = b_.requests[r].in_place_of;
+    if (!b_.dynamic && !detached_[r] &&
+        HandOverStep(b_.requests, r, partner) == step && !detached_[partner] &&
+        address_[r] == address_[partner]) {
+      Mark(r, address_[r], b_.notes.reuse_cause[partner]);
+      continue;
+    }
+    if (b_.check && !b_.kept[r] && !b_.scratch[r] && !detached_[r])
+      Poison(r);
+  }
   // Scratch leaves its place with its step: outside it the layer falls
   // back to memory of its own.
   for (int r : dying_at_[step])

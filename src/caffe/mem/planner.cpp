@@ -14,6 +14,19 @@ size_t AlignUp(size_t bytes) {
   return (bytes + kAlignment - 1) / kAlignment * kAlignment;
 }
 
+int HandOverStep(const std::vector<BufferRequest>& requests, int i, int j) {
+  const int n = static_cast<int>(requests.size());
+  if (i < 0 || j < 0 || i >= n || j >= n) return -1;
+  if (requests[i].in_place_of != j || requests[j].in_place_of != i) return -1;
+  const BufferRequest& a = requests[i];
+  const BufferRequest& b = requests[j];
+  if (a.last_step == b.first_step && a.first_step < b.first_step)
+    return a.last_step;
+  if (b.last_step == a.first_step && b.first_step < a.first_step)
+    return b.last_step;
+  return -1;
+}
+
 namespace {
 
 bool Overlap(const BufferRequest& a, const BufferRequest& b) {
@@ -29,6 +42,10 @@ void Validate(const std::vector<BufferRequest>& requests, int level) {
     if (r.last_step < r.first_step) {
       throw std::invalid_argument("buffer '" + r.name +
                                   "' ends before it starts");
+    }
+    if (r.in_place_of >= static_cast<int>(requests.size())) {
+      throw std::invalid_argument("buffer '" + r.name +
+                                  "' is in place of a buffer that is not there");
     }
   }
 }
@@ -80,44 +97,67 @@ void PlanSlots(const std::vector<BufferRequest>& requests, int level,
         plan->slot_bytes[s];
 }
 
+// The offset for `bytes` among the taken intervals: the lowest gap that
+// holds it, or (best_fit) the smallest such gap; above everything if none.
+size_t LowestGap(std::vector<std::pair<size_t, size_t> >* taken, size_t bytes,
+                 bool best_fit) {
+  std::sort(taken->begin(), taken->end());
+  size_t offset = SIZE_MAX, best_gap = SIZE_MAX, end = 0;
+  for (const auto& t : *taken) {
+    if (t.first >= end + bytes) {  // the gap before t fits
+      const size_t gap = t.first - end;
+      if (!best_fit) return end;
+      if (gap < best_gap) {
+        best_gap = gap;
+        offset = end;
+      }
+    }
+    end = std::max(end, t.second);
+  }
+  return offset == SIZE_MAX ? end : offset;
+}
+
 // Level 2 places buffers one by one, each at an offset that no already
 // placed, time-overlapping buffer occupies: the lowest such offset, or
-// (best_fit) the smallest gap that holds it.  Returns the arena size.
+// (best_fit) the smallest gap that holds it.  A buffer whose in-place
+// partner is placed goes exactly over it if nothing else live is in the
+// way.  Returns the arena size.
 size_t PlaceInArena(const std::vector<BufferRequest>& requests,
                     const std::vector<int>& order, bool best_fit,
                     std::vector<size_t>* offsets) {
   std::vector<int> placed;
+  std::vector<bool> is_placed(requests.size(), false);
   size_t arena = 0;
   for (int i : order) {
     const BufferRequest& r = requests[i];
     const size_t bytes = AlignUp(r.bytes);
-    // Intervals taken by time-overlapping buffers, sorted by offset.
+    const int partner = r.in_place_of;
+    const bool over_partner = partner >= 0 && is_placed[partner] &&
+                              HandOverStep(requests, i, partner) >= 0;
+    // Intervals taken by time-overlapping buffers, sorted by offset (an
+    // in-place partner's apart).
     std::vector<std::pair<size_t, size_t> > taken;
     for (int j : placed) {
-      if (!Overlap(r, requests[j])) continue;
+      if (!Overlap(r, requests[j]) || (over_partner && j == partner)) continue;
       const size_t off = (*offsets)[j];
       taken.push_back({off, off + AlignUp(requests[j].bytes)});
     }
-    std::sort(taken.begin(), taken.end());
-    size_t offset = SIZE_MAX, best_gap = SIZE_MAX, end = 0;
-    for (const auto& t : taken) {
-      if (t.first >= end + bytes) {  // the gap before t fits
-        const size_t gap = t.first - end;
-        if (!best_fit) {
-          offset = end;
-          break;
-        }
-        if (gap < best_gap) {
-          best_gap = gap;
-          offset = end;
-        }
-      }
-      end = std::max(end, t.second);
+    size_t offset = SIZE_MAX;
+    if (over_partner) {
+      // Exactly over the partner, when nothing else live is in the way.
+      const size_t at = (*offsets)[partner];
+      bool free = true;
+      for (const auto& t : taken)
+        if (t.first < at + bytes && at < t.second) free = false;
+      if (free) offset = at;
+      const size_t off = (*offsets)[partner];
+      taken.push_back({off, off + AlignUp(requests[partner].bytes)});
     }
-    if (offset == SIZE_MAX) offset = end;  // above everything live
+    if (offset == SIZE_MAX) offset = LowestGap(&taken, bytes, best_fit);
     (*offsets)[i] = offset;
     arena = std::max(arena, offset + bytes);
     placed.push_back(i);
+    is_placed[i] = true;
   }
   return arena;
 }
@@ -187,6 +227,16 @@ std::vector<size_t> LiveBytesPerStep(const std::vector<BufferRequest>& requests,
          s <= r.last_step && s < num_steps; ++s)
       live[s] += AlignUp(r.bytes);
   }
+  // An in-place pair holds the larger of its two at its hand-over step.
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const int j = requests[i].in_place_of;
+    if (j <= static_cast<int>(i) || !requests[i].shareable ||
+        !requests[j].shareable)
+      continue;
+    const int s = HandOverStep(requests, static_cast<int>(i), j);
+    if (s >= 0 && s < num_steps)
+      live[s] -= std::min(AlignUp(requests[i].bytes), AlignUp(requests[j].bytes));
+  }
   return live;
 }
 
@@ -224,6 +274,10 @@ std::string CheckPlan(const std::vector<BufferRequest>& requests,
       const Placement& pj = plan.placements[j];
       if (pi.slot != pj.slot || !Overlap(requests[i], requests[j])) continue;
       if (requests[i].bytes == 0 || requests[j].bytes == 0) continue;
+      // An in-place pair may lie exactly on each other.
+      if (pi.offset == pj.offset &&
+          HandOverStep(requests, static_cast<int>(i), static_cast<int>(j)) >= 0)
+        continue;
       const size_t ei = pi.offset + requests[i].bytes;
       const size_t ej = pj.offset + requests[j].bytes;
       if (pi.offset < ej && pj.offset < ei) {

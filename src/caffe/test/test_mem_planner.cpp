@@ -109,6 +109,51 @@ TEST(MemPlannerTest, LiveBytesPerStep) {
   EXPECT_EQ(live, (std::vector<size_t>{64, 128, 128, 128, 64}));
 }
 
+// An element-wise step s reads x (its last use) and writes y: as a pair,
+// y lies exactly over x, and the chain needs one buffer fewer at s.
+TEST(MemPlannerTest, InPlacePairSharesTheHandOverStep) {
+  // shortcut lives across the step; x dies at step 2, y starts there.
+  std::vector<BufferRequest> reqs = {Buf("shortcut", 1024, 0, 2),
+                                     Buf("x", 1024, 1, 2), Buf("y", 1024, 2, 3),
+                                     Buf("z", 1024, 3, 4)};
+  EXPECT_EQ(MakePlan(reqs, 2).shared_bytes, 3072u);  // unpaired: 3 at step 2
+  reqs[1].in_place_of = 2;
+  reqs[2].in_place_of = 1;
+  EXPECT_EQ(HandOverStep(reqs, 1, 2), 2);
+  EXPECT_EQ(HandOverStep(reqs, 2, 1), 2);
+  EXPECT_EQ(HandOverStep(reqs, 0, 1), -1);
+  Plan plan = MakePlan(reqs, 2);
+  EXPECT_EQ(CheckPlan(reqs, plan), "");
+  EXPECT_EQ(plan.placements[2].offset, plan.placements[1].offset);
+  EXPECT_EQ(plan.shared_bytes, 2048u);
+  EXPECT_EQ(plan.lower_bound, 2048u);
+  EXPECT_EQ(LiveBytesPerStep(reqs, 5),
+            (std::vector<size_t>{1024, 2048, 2048, 2048, 1024}));
+  // Anything else on y's bytes at the hand-over is still an overlap.
+  plan.placements[0].offset = plan.placements[1].offset;
+  EXPECT_NE(CheckPlan(reqs, plan), "");
+}
+
+// A pair does not share when the newer is larger and something live sits
+// right above the older: then it is placed like any other buffer.
+TEST(MemPlannerTest, InPlacePairNeverCoversOtherLiveBytes) {
+  std::vector<BufferRequest> reqs = {Buf("x", 1024, 0, 2), Buf("w", 1024, 0, 4),
+                                     Buf("y", 2048, 2, 3)};
+  reqs[0].in_place_of = 2;
+  reqs[2].in_place_of = 0;
+  Plan plan = MakePlan(reqs, 2);
+  EXPECT_EQ(CheckPlan(reqs, plan), "");
+  EXPECT_LE(plan.shared_bytes, 4096u);
+  EXPECT_GE(plan.shared_bytes, plan.lower_bound);
+  EXPECT_EQ(plan.lower_bound, 3072u);  // w + the larger of x and y
+}
+
+TEST(MemPlannerTest, InPlaceOfAMissingBufferIsRejected) {
+  std::vector<BufferRequest> reqs = {Buf("x", 8, 0, 1)};
+  reqs[0].in_place_of = 3;
+  EXPECT_THROW(MakePlan(reqs, 2), std::invalid_argument);
+}
+
 TEST(MemPlannerTest, RandomGraphsGiveSoundPlansWithinBounds) {
   std::mt19937 rng(1234);
   for (int trial = 0; trial < 200; ++trial) {
@@ -121,6 +166,16 @@ TEST(MemPlannerTest, RandomGraphsGiveSoundPlansWithinBounds) {
       reqs.push_back(Buf("r", bytes, std::min(a, b), std::max(a, b),
                          rng() % 8 != 0));
     }
+    // Pair some buffers that hand over at one step, as Analyze would.
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j && reqs[i].in_place_of < 0 && reqs[j].in_place_of < 0 &&
+            reqs[i].shareable && reqs[j].shareable &&
+            reqs[i].last_step == reqs[j].first_step &&
+            reqs[i].first_step < reqs[j].first_step && rng() % 2 == 0) {
+          reqs[i].in_place_of = j;
+          reqs[j].in_place_of = i;
+        }
     size_t previous = 0;
     for (int level = 0; level <= 2; ++level) {
       Plan plan = MakePlan(reqs, level);

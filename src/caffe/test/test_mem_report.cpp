@@ -41,20 +41,26 @@ TEST(MemReportTest, PeakBytesAreSplitByWhatTheyHold) {
   ReadProtoFromTextString(kNet, "peak", &param);
   const MemoryReport r = BuildMemoryReport(param, TRAIN, 2);
   ASSERT_GE(r.peak_step, 0);
-  // a, b and s in flight while sum runs forward; x and h wait for fc1's
-  // and a/b's backward.
-  EXPECT_EQ(r.step_labels[r.peak_step], "sum forward");
+  // sum's top s lies over a (in place by plan: sum reads a's data last),
+  // so sum's forward step holds s, b, x and h, as b's does.
+  EXPECT_EQ(r.step_labels[6], "sum forward");
+  EXPECT_EQ(r.live_bytes[6], 2u * 8192 + 4096 + 1024);
+  EXPECT_EQ(r.live_bytes[5], r.live_bytes[6]);
+  // The peak is b's backward: x and h kept for backward (fc1's and b's),
+  // the loss's data in flight, the gradients of s (a's too: gradient
+  // aliasing), h and the loss, and b's gradient, a copy of s's.
+  EXPECT_EQ(r.step_labels[r.peak_step], "b backward");
   size_t total = 0;
   for (const PeakShare& s : r.peak_breakdown) total += s.bytes;
   EXPECT_EQ(total, r.live_bytes[r.peak_step]);
-  EXPECT_EQ(Share(r, "forward values in flight"), 3u * 8192);
+  EXPECT_EQ(Share(r, "forward values in flight"), 64u);
   EXPECT_EQ(Share(r, "forward values kept"), 4096u + 1024);
-  EXPECT_EQ(Share(r, "gradients"), 0u);
-  EXPECT_EQ(Share(r, "gradient copies"), 0u);
+  EXPECT_EQ(Share(r, "gradients"), 8192u + 4096 + 64);
+  EXPECT_EQ(Share(r, "gradient copies"), 8192u);
   EXPECT_EQ(r.batch, 4);
   // Sum's backward: a's diff is s's memory (gradient aliasing), b's a
   // copy, besides the loss and x and h: one 8192-byte copy less
-  // than Caffe's layout, which made this step the peak.
+  // than Caffe's layout.
   int sum_backward = -1;
   for (size_t i = 0; i < r.step_labels.size(); ++i)
     if (r.step_labels[i] == "sum backward") sum_backward = static_cast<int>(i);
@@ -62,7 +68,7 @@ TEST(MemReportTest, PeakBytesAreSplitByWhatTheyHold) {
   EXPECT_EQ(r.live_bytes[sum_backward],
             2u * 8192 + 2 * 64 + 4096 + 1024);  // loss data and diff
   const std::string text = FormatMemoryReport(r);
-  EXPECT_NE(text.find("At the peak (step 6, sum forward)"),
+  EXPECT_NE(text.find("At the peak (step 10, b backward)"),
             std::string::npos) << text;
 }
 
@@ -70,7 +76,7 @@ TEST(MemReportTest, ForwardOnlyPlansHoldNoGradients) {
   NetParameter param;
   ReadProtoFromTextString(kNet, "peak", &param);
   const MemoryReport r = BuildMemoryReport(param, TEST, 2);
-  EXPECT_EQ(r.step_labels[r.peak_step], "sum forward");
+  EXPECT_EQ(r.step_labels[r.peak_step], "b forward");
   EXPECT_EQ(Share(r, "gradients"), 0u);
   EXPECT_EQ(Share(r, "gradient copies"), 0u);
   EXPECT_EQ(Share(r, "forward values kept"), 0u);

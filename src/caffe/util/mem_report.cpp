@@ -94,10 +94,19 @@ PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
   return read_in_backward ? kKeptForBackward : kInFlight;
 }
 
-// Whether a request is counted live at `step` (as live_bytes counts it).
-bool LiveAt(const mem::BufferRequest& q, int step, int steps) {
+// Whether request i is counted live at `step` (as live_bytes counts it:
+// of an in-place pair at its hand-over step, only the larger, or the newer
+// when they are the same size).
+bool LiveAt(const std::vector<mem::BufferRequest>& requests, int i, int step,
+            int steps) {
+  const mem::BufferRequest& q = requests[i];
   const int last = q.shareable ? q.last_step : steps - 1;
-  return q.bytes && q.first_step <= step && step <= last;
+  if (!q.bytes || step < q.first_step || step > last) return false;
+  const int p = q.in_place_of;
+  if (p < 0 || mem::HandOverStep(requests, i, p) != step) return true;
+  const size_t mine = mem::AlignUp(q.bytes);
+  const size_t theirs = mem::AlignUp(requests[p].bytes);
+  return mine != theirs ? mine > theirs : q.first_step == step;
 }
 
 // Per layer in a recomputed segment: rerun or kept, and the extra time.
@@ -237,11 +246,11 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   // Live bytes per step count pinned buffers only while they are in use,
   // as an unoptimized net would hold them from first touch on.
   r.live_bytes.assign(steps, 0);
-  for (const mem::BufferRequest& q : r.requests) {
-    if (!q.bytes) continue;
-    const int last = q.shareable ? q.last_step : steps - 1;
-    for (int s = q.first_step; s <= last && s < steps; ++s)
-      r.live_bytes[s] += mem::AlignUp(q.bytes);
+  for (size_t i = 0; i < r.requests.size(); ++i) {
+    const mem::BufferRequest& q = r.requests[i];
+    for (int s = std::max(q.first_step, 0); s < steps; ++s)
+      if (LiveAt(r.requests, static_cast<int>(i), s, steps))
+        r.live_bytes[s] += mem::AlignUp(q.bytes);
   }
   if (phase == TEST) {
     r.step_labels.resize(layers);
@@ -265,7 +274,8 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
       ++t.buffers;
     };
     for (size_t i = 0; i < r.requests.size(); ++i) {
-      if (!LiveAt(r.requests[i], r.peak_step, steps)) continue;
+      if (!LiveAt(r.requests, static_cast<int>(i), r.peak_step, steps))
+        continue;
       const mem::Buffer& buffer = memory.buffers()[i];
       const size_t bytes = mem::AlignUp(r.requests[i].bytes);
       const PeakKind kind =
