@@ -51,6 +51,7 @@ struct LrnAcross {
 };
 
 // scale = shift + coeff * sum of x^2 over the window; y = x * scale^-beta.
+// scale is null when no backward will read it.
 template <typename Dtype>
 struct LrnAcrossForward {
   const Dtype* x;
@@ -68,8 +69,9 @@ struct LrnAcrossForward {
         sum += v * v;
       }
       const long at = base + c * g.plane;
-      scale[at] = shift + coeff * sum;
-      y[at] = x[at] * neg_pow(scale[at]);
+      const Dtype s = shift + coeff * sum;
+      if (scale != nullptr) scale[at] = s;  // kept for backward
+      y[at] = x[at] * neg_pow(s);
     }
   }
 };
@@ -118,6 +120,7 @@ struct LrnWithin {
 // scale = 1 + coeff * sum of x^2 over the window (Caffe's power sublayer
 // shifts by 1, not k); y = x * scale^-beta.  The window is walked row by
 // row as the CPU's WindowSum does, so the sums match it bit for bit.
+// scale is null when no backward will read it.
 template <typename Dtype>
 struct LrnWithinForward {
   const Dtype* x;
@@ -135,8 +138,9 @@ struct LrnWithinForward {
         const Dtype v = plane[y2 * g.width + x2];
         sum += v * v;
       }
-    scale[p] = Dtype(1) + coeff * sum;
-    y[p] = x[p] * neg_pow(scale[p]);
+    const Dtype s = Dtype(1) + coeff * sum;
+    if (scale != nullptr) scale[p] = s;  // kept for backward
+    y[p] = x[p] * neg_pow(s);
   }
 };
 

@@ -37,7 +37,12 @@ void LRNLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   height_ = bottom[0]->height();
   width_ = bottom[0]->width();
   top[0]->ReshapeLike(*bottom[0]);
-  scale_.ReshapeLike(*bottom[0]);
+  // The scale is kept for backward only.
+  if (this->backward_runs()) {
+    scale_.ReshapeLike(*bottom[0]);
+  } else {
+    scale_.Reshape(vector<int>(1, 0));
+  }
 }
 
 template <typename Dtype>
@@ -96,20 +101,29 @@ void LRNLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   const Dtype coeff =
       across_channels_ ? alpha_ / size_ : alpha_ / (size_ * size_);
   const NegPow<Dtype> neg_pow(beta_);
-  Dtype* scale_data = scale_.mutable_cpu_data();
+  // The scale is kept for backward; without one, each part computes it in
+  // a row (ACROSS) or plane set (WITHIN) of its own scratch instead, with
+  // the same operations, so the top has the same bits.
+  const bool keep = this->backward_runs();
+  Dtype* scale_data = keep ? scale_.mutable_cpu_data() : nullptr;
   if (across_channels_) {
     const long chunk = std::min(plane, kChunk);
     const long chunks = (plane + chunk - 1) / chunk;
     const int C = channels_, pre = pre_pad_;
-    ParallelFor(num_ * chunks, 1, [&](long t0, long t1) {
+    // Scratch per part, taken before the loop: bodies must not allocate.
+    Dtype* rows = keep ? nullptr
+                       : static_cast<Dtype*>(SharedWorkspace(
+                             ParallelParts(num_ * chunks, 1) * chunk *
+                             sizeof(Dtype)));
+    ParallelForParts(num_ * chunks, 1, [&](int part, long t0, long t1) {
       for (long t = t0; t < t1; ++t) {
         const long n = t / chunks, s0 = (t % chunks) * chunk;
         const long len = std::min(chunk, plane - s0);
         const Dtype* x = bottom_data + n * dim + s0;
-        Dtype* sc = scale_data + n * dim + s0;
         Dtype* y = top_data + n * dim + s0;
         for (int c = 0; c < C; ++c) {
-          Dtype* sc_c = sc + c * plane;
+          Dtype* sc_c = keep ? scale_data + n * dim + s0 + c * plane
+                             : rows + part * chunk;
           for (long i = 0; i < len; ++i) sc_c[i] = 0;
           const int c_end = std::min(C, c + pre + 1);
           for (int c2 = std::max(0, c - pre); c2 < c_end; ++c2) {
@@ -128,13 +142,14 @@ void LRNLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     return;
   }
   // Scratch per part, taken before the loop: bodies must not allocate.
+  const long per_part = keep ? dim : 2 * dim;
   Dtype* squares_all = static_cast<Dtype*>(
-      SharedWorkspace(ParallelParts(num_, 1) * dim * sizeof(Dtype)));
+      SharedWorkspace(ParallelParts(num_, 1) * per_part * sizeof(Dtype)));
   ParallelForParts(num_, 1, [&](int part, long n0, long n1) {
-    Dtype* squares = squares_all + part * dim;
+    Dtype* squares = squares_all + part * per_part;
     for (long n = n0; n < n1; ++n) {
       const Dtype* x = bottom_data + n * dim;
-      Dtype* scale = scale_data + n * dim;
+      Dtype* scale = keep ? scale_data + n * dim : squares + dim;
       Dtype* y = top_data + n * dim;
       for (long i = 0; i < dim; ++i) squares[i] = x[i] * x[i];
       WindowSum(squares, scale);

@@ -9,10 +9,12 @@ namespace caffe {
 template <typename Dtype>
 void LRNLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                   const vector<Blob<Dtype>*>& top) {
+  // The scale is kept for backward only (empty when none runs).
+  Dtype* kept = scale_.count() ? scale_.mutable_gpu_data() : nullptr;
   if (!across_channels_) {
     ForEachGpu(bottom[0]->count(),
                LrnWithinForward<Dtype>{
-                   bottom[0]->gpu_data(), scale_.mutable_gpu_data(),
+                   bottom[0]->gpu_data(), kept,
                    top[0]->mutable_gpu_data(), LrnWithin{height_, width_, pre_pad_},
                    alpha_ / (size_ * size_), NegPow<Dtype>(beta_)});
     return;
@@ -20,7 +22,7 @@ void LRNLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
   const LrnAcross g{channels_, static_cast<long>(height_) * width_, pre_pad_};
   ForEachGpu(num_ * g.plane,
              LrnAcrossForward<Dtype>{bottom[0]->gpu_data(),
-                                     scale_.mutable_gpu_data(),
+                                     kept,
                                      top[0]->mutable_gpu_data(), g, k_,
                                      alpha_ / size_, NegPow<Dtype>(beta_)});
 }

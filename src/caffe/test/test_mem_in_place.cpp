@@ -190,5 +190,55 @@ TEST(InPlaceByPlanTest, ScaleKeepsNoCopyWhenNoBackwardRuns) {
                InternalError);
 }
 
+// LRN keeps its scale (one value per element) for backward only: a net
+// that never runs LRN's backward keeps none, and its output has the bits
+// of a net that does, across and within channels.
+NetParameter LrnNet(const std::string& region, bool loss) {
+  std::string text = R"(
+name: "lrn"
+layer { name: "data" type: "DummyData" top: "data" top: "label"
+  dummy_data_param {
+    shape { dim: 2 dim: 7 dim: 5 dim: 6 } shape { dim: 2 }
+    data_filler { type: "gaussian" std: 1 }
+    data_filler { type: "uniform" min: 0 max: 2.9 } } }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 7 kernel_size: 1
+    weight_filler { type: "gaussian" std: 0.5 } } }
+layer { name: "norm" type: "LRN" bottom: "conv" top: "norm"
+  lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: )" +
+                     region + R"( } }
+layer { name: "ip" type: "InnerProduct" bottom: "norm" top: "ip"
+  inner_product_param { num_output: 3
+    weight_filler { type: "gaussian" std: 0.5 } } }
+)";
+  text += loss ? R"(layer { name: "loss" type: "SoftmaxWithLoss"
+  bottom: "ip" bottom: "label" top: "loss" })"
+               : R"(layer { name: "mute" type: "Silence" bottom: "label" })";
+  NetParameter param;
+  ReadProtoFromTextString(text, "lrn net", &param);
+  param.mutable_state()->set_phase(TRAIN);
+  return param;
+}
+
+TEST(InPlaceByPlanTest, LrnKeepsNoScaleWhenNoBackwardRuns) {
+  for (const char* region : {"ACROSS_CHANNELS", "WITHIN_CHANNEL"}) {
+    std::vector<std::vector<float> > norms;
+    for (bool loss : {true, false}) {
+      Caffe::set_random_seed(1701);
+      Net<float> net(LrnNet(region, loss));
+      const Layer<float>& lrn = *net.layer_by_name("norm");
+      EXPECT_EQ(loss, lrn.backward_runs()) << region;
+      EXPECT_EQ(loss, lrn.InternalBytes() > 0) << region;
+      net.Forward();
+      const Blob<float>& norm = *net.blob_by_name("norm");
+      norms.emplace_back(norm.cpu_data(), norm.cpu_data() + norm.count());
+    }
+    ASSERT_EQ(norms[0].size(), norms[1].size());
+    EXPECT_EQ(0, std::memcmp(norms[0].data(), norms[1].data(),
+                             norms[0].size() * sizeof(float)))
+        << region;
+  }
+}
+
 }  // namespace
 }  // namespace caffe
