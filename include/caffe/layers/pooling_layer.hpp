@@ -75,7 +75,8 @@ class PoolingLayer : public Layer<Dtype> {
     return c;
   }
   size_t InternalBytes() const override {
-    return static_cast<size_t>(mask_.count()) * sizeof(int);
+    return static_cast<size_t>(mask_.count()) * sizeof(int) +
+           static_cast<size_t>(uniform_.count()) * sizeof(Dtype);
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(mask_, kept);
@@ -93,9 +94,15 @@ class PoolingLayer : public Layer<Dtype> {
   DECLARE_GPU_FORWARD_BACKWARD;
 
  private:
-  // The GPU runs MAX (one top) and AVE; the rest runs the CPU code.
+  // The GPU runs MAX (one top), AVE and STOCHASTIC; the rest runs the CPU
+  // code.
   bool RunsOnGpu(const vector<Blob<Dtype>*>& top) const;
-  PoolGeometry GpuGeometry() const;
+  // The shapes the bodies of pooling_kernels.hpp take.
+  PoolGeometry Geometry() const;
+  // STOCHASTIC's forward on either device (the bodies of
+  // pooling_kernels.hpp; training draws its uniforms on the host).
+  void StochasticForward(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                         const vector<Blob<Dtype>*>& top);
   bool IsStochasticTest() const {
     return this->layer_param_.pooling_param().pool() ==
                PoolingParameter_PoolMethod_STOCHASTIC &&
@@ -119,6 +126,9 @@ class PoolingLayer : public Layer<Dtype> {
   // Per output element: the chosen input's index within its H x W plane
   // (with oneDNN: oneDNN's workspace, which fits in the same bytes).
   Blob<int> mask_;
+  // STOCHASTIC in training: the uniform draw per output of the last
+  // forward (on the host first, so both devices choose the same elements).
+  Blob<Dtype> uniform_;
   // oneDNN's workspace pointer: average pooling keeps none.
   int* MaskOrNull() { return mask_.count() ? mask_.mutable_cpu_data() : nullptr; }
 

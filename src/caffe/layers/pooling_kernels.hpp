@@ -1,8 +1,10 @@
-// pooling_kernels.hpp: MAX and AVE pooling bodies for the GPU, one index
+// pooling_kernels.hpp: MAX, AVE and STOCHASTIC pooling bodies, one index
 // per output (forward) or per input element (backward, a gather, so no
 // atomics and deterministic results).  Same windows and tie rules as the
 // CPU loops in pooling_layer.cpp: a window's argmax is its first strictly
-// greatest element; AVE divides by the window size counting padding.
+// greatest element; AVE divides by the window size counting padding.  The
+// STOCHASTIC bodies are the CPU's too (pooling_layer.cpp launches them on
+// either device); MAX's backward gathers STOCHASTIC's gradient as well.
 #ifndef CAFFE_POOLING_KERNELS_HPP_
 #define CAFFE_POOLING_KERNELS_HPP_
 
@@ -136,6 +138,83 @@ struct AvePoolBackward {
     dx[index] = gradient;
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+// The clipped window of output `index` as the CPU's STOCHASTIC loop takes
+// it (AVE's window, then clipped to the plane).
+struct PoolWindow {
+  long plane;
+  int hstart, wstart, hend, wend;
+  CAFFE_KERNEL PoolWindow(const PoolGeometry& g, long index) {
+    const int pw = static_cast<int>(index % g.pooled_width);
+    const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
+    plane = index / (static_cast<long>(g.pooled_width) * g.pooled_height);
+    hstart = ph * g.stride_h - g.pad_h;
+    wstart = pw * g.stride_w - g.pad_w;
+    hend = Min(Min(hstart + g.kernel_h, g.height + g.pad_h), g.height);
+    wend = Min(Min(wstart + g.kernel_w, g.width + g.pad_w), g.width);
+    hstart = hstart > 0 ? hstart : 0;
+    wstart = wstart > 0 ? wstart : 0;
+  }
+  CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+// STOCHASTIC, training: the window element at which the running sum (row
+// by row) first reaches uniform[index] times the window's sum -- the last
+// element if rounding leaves it short -- and its plane index as the mask.
+// The uniforms are drawn on the host from Caffe's stream, so both devices
+// choose the same elements.
+template <typename Dtype>
+struct StochasticPoolForward {
+  const Dtype* x;
+  const Dtype* uniform;
+  Dtype* y;
+  int* mask;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const PoolWindow win(g, index);
+    const Dtype* in = x + win.plane * g.height * g.width;
+    Dtype total = 0;
+    for (int h = win.hstart; h < win.hend; ++h)
+      for (int w = win.wstart; w < win.wend; ++w) total += in[h * g.width + w];
+    const Dtype threshold = uniform[index] * total;
+    int chosen = (win.hend - 1) * g.width + (win.wend - 1);
+    Dtype running = 0;
+    bool found = false;
+    for (int h = win.hstart; h < win.hend && !found; ++h) {
+      for (int w = win.wstart; w < win.wend; ++w) {
+        running += in[h * g.width + w];
+        if (running >= threshold) {
+          chosen = h * g.width + w;
+          found = true;
+          break;
+        }
+      }
+    }
+    y[index] = in[chosen];
+    mask[index] = chosen;
+  }
+};
+
+// STOCHASTIC, testing: the window's sum of squares over its sum; the sum
+// starts at FLT_MIN so an all-zero window gives 0, not 0 / 0.
+template <typename Dtype>
+struct StochasticPoolTest {
+  const Dtype* x;
+  Dtype* y;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long index) const {
+    const PoolWindow win(g, index);
+    const Dtype* in = x + win.plane * g.height * g.width;
+    Dtype sum = FLT_MIN, sum_sq = 0;
+    for (int h = win.hstart; h < win.hend; ++h)
+      for (int w = win.wstart; w < win.wend; ++w) {
+        const Dtype v = in[h * g.width + w];
+        sum += v;
+        sum_sq += v * v;
+      }
+    y[index] = sum_sq / sum;
+  }
 };
 
 }  // namespace caffe

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "caffe/layers/pooling_layer.hpp"
+#include "caffe/util/device_launch.hpp"
+#include "caffe/util/device_math.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 #include "caffe/util/scratch.hpp"
+#include "pooling_kernels.hpp"
 
 namespace caffe {
 
@@ -207,20 +210,18 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                                    dnnl_->ScratchBytes()));
     return;
   }
+  const PoolingParameter_PoolMethod pool =
+      this->layer_param_.pooling_param().pool();
+  if (pool == PoolingParameter_PoolMethod_STOCHASTIC) {
+    StochasticForward(false, bottom, top);
+    return;
+  }
   const Dtype* bottom_data = bottom[0]->cpu_data();
   Dtype* top_data = top[0]->mutable_cpu_data();
   int* mask = UsesMask() ? mask_.mutable_cpu_data() : nullptr;
   const int in_plane = height_ * width_;
   const int out_plane = pooled_height_ * pooled_width_;
   const int planes = num_ * channels_;
-  const PoolingParameter_PoolMethod pool =
-      this->layer_param_.pooling_param().pool();
-  vector<Dtype> uniform;
-  if (pool == PoolingParameter_PoolMethod_STOCHASTIC && UsesMask()) {
-    uniform.resize(top[0]->count());
-    caffe_rng_uniform<Dtype>(top[0]->count(), Dtype(0), Dtype(1),
-                             uniform.data());
-  }
   for (int p = 0; p < planes; ++p) {
     const Dtype* in = bottom_data + static_cast<long>(p) * in_plane;
     for (int ph = 0; ph < pooled_height_; ++ph) {
@@ -257,41 +258,6 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
             top_data[out_index] = sum / pool_size;
             break;
           }
-          case PoolingParameter_PoolMethod_STOCHASTIC: {
-            if (UsesMask()) {
-              Dtype total = 0;
-              for (int h = hstart; h < hend; ++h)
-                for (int w = wstart; w < wend; ++w) total += in[h * width_ + w];
-              const Dtype threshold = uniform[out_index] * total;
-              // Falls back to the last element if rounding leaves the
-              // running sum short of the threshold.
-              int chosen = (hend - 1) * width_ + (wend - 1);
-              Dtype running = 0;
-              for (int h = hstart, found = 0; h < hend && !found; ++h) {
-                for (int w = wstart; w < wend; ++w) {
-                  running += in[h * width_ + w];
-                  if (running >= threshold) {
-                    chosen = h * width_ + w;
-                    found = 1;
-                    break;
-                  }
-                }
-              }
-              top_data[out_index] = in[chosen];
-              mask[out_index] = chosen;
-            } else {
-              // FLT_MIN keeps all-zero windows at 0 instead of 0 / 0.
-              Dtype sum = FLT_MIN, sum_sq = 0;
-              for (int h = hstart; h < hend; ++h)
-                for (int w = wstart; w < wend; ++w) {
-                  const Dtype v = in[h * width_ + w];
-                  sum += v;
-                  sum_sq += v * v;
-                }
-              top_data[out_index] = sum_sq / sum;
-            }
-            break;
-          }
           default:
             CAFFE_THROW() << "layer " << this->layer_param_.name()
                           << ": unknown pooling method " << pool;
@@ -303,6 +269,37 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     Dtype* mask_top = top[1]->mutable_cpu_data();
     for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask[i];
   }
+}
+
+template <typename Dtype>
+PoolGeometry PoolingLayer<Dtype>::Geometry() const {
+  return PoolGeometry{height_,  width_,    pooled_height_, pooled_width_,
+                      kernel_h_, kernel_w_, stride_h_,      stride_w_,
+                      pad_h_,    pad_w_};
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::StochasticForward(
+    bool gpu, const vector<Blob<Dtype>*>& bottom,
+    const vector<Blob<Dtype>*>& top) {
+  const long n = top[0]->count();
+  const long window = static_cast<long>(kernel_h_) * kernel_w_;
+  if (!UsesMask()) {  // testing: the weighted average
+    ForEachOn(gpu, n, GrainFor(2 * window),
+              StochasticPoolTest<Dtype>{DataOn(gpu, *bottom[0]),
+                                        MutableDataOn(gpu, top[0]),
+                                        Geometry()});
+    return;
+  }
+  uniform_.Reshape(vector<int>{static_cast<int>(n)});
+  caffe_rng_uniform<Dtype>(static_cast<int>(n), Dtype(0), Dtype(1),
+                           uniform_.mutable_cpu_data());
+  if (mask_.count() < n) mask_.Reshape(vector<int>{static_cast<int>(n)});
+  ForEachOn(gpu, n, GrainFor(2 * window),
+            StochasticPoolForward<Dtype>{
+                DataOn(gpu, *bottom[0]), DataOn(gpu, uniform_),
+                MutableDataOn(gpu, top[0]), MutableDataOn(gpu, &mask_),
+                Geometry()});
 }
 
 template <typename Dtype>

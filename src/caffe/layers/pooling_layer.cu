@@ -1,7 +1,10 @@
-// Pooling on the GPU: MAX (without the optional mask top) and AVE, 2-D,
-// launches of the bodies in pooling_kernels.hpp.  STOCHASTIC pooling and a
-// MAX layer with a second (mask) top run their CPU code.
+// Pooling on the GPU: MAX (without the optional mask top), AVE and
+// STOCHASTIC, 2-D, launches of the bodies in pooling_kernels.hpp (the
+// STOCHASTIC ones through ForEachOn from pooling_layer.cpp).  A MAX layer
+// with a second (mask) top and STOCHASTIC's testing backward run their CPU
+// code.
 #include "caffe/layers/pooling_layer.hpp"
+#include "caffe/util/device_launch.hpp"
 #include "caffe/util/gpu_launch.cuh"
 #include "pooling_kernels.hpp"
 
@@ -12,20 +15,17 @@ bool PoolingLayer<Dtype>::RunsOnGpu(const vector<Blob<Dtype>*>& top) const {
   const PoolingParameter_PoolMethod pool =
       this->layer_param_.pooling_param().pool();
   return (pool == PoolingParameter_PoolMethod_MAX && top.size() == 1) ||
-         pool == PoolingParameter_PoolMethod_AVE;
-}
-
-template <typename Dtype>
-PoolGeometry PoolingLayer<Dtype>::GpuGeometry() const {
-  return PoolGeometry{height_,  width_,    pooled_height_, pooled_width_,
-                      kernel_h_, kernel_w_, stride_h_,      stride_w_,
-                      pad_h_,    pad_w_};
+         pool == PoolingParameter_PoolMethod_AVE ||
+         pool == PoolingParameter_PoolMethod_STOCHASTIC;
 }
 
 template <typename Dtype>
 void PoolingLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
   if (!RunsOnGpu(top)) return Forward_cpu(bottom, top);
+  if (this->layer_param_.pooling_param().pool() ==
+      PoolingParameter_PoolMethod_STOCHASTIC)
+    return StochasticForward(true, bottom, top);
   const long n = top[0]->count();
   // Sized for oneDNN when the net was shaped in CPU mode: the kernels
   // keep Caffe's int per output.
@@ -35,11 +35,11 @@ void PoolingLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
     ForEachGpu(n, MaxPoolForward<Dtype>{bottom[0]->gpu_data(),
                                         top[0]->mutable_gpu_data(),
                                         mask_.mutable_gpu_data(),
-                                        GpuGeometry()});
+                                        Geometry()});
   } else {
     ForEachGpu(n, AvePoolForward<Dtype>{bottom[0]->gpu_data(),
                                         top[0]->mutable_gpu_data(),
-                                        GpuGeometry()});
+                                        Geometry()});
   }
 }
 
@@ -48,21 +48,29 @@ void PoolingLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                        const vector<bool>& propagate_down,
                                        const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  if (!RunsOnGpu(top)) return Backward_cpu(top, propagate_down, bottom);
+  // STOCHASTIC's testing gradient (the weighted average's) runs on the CPU.
+  if (!RunsOnGpu(top) || IsStochasticTest())
+    return Backward_cpu(top, propagate_down, bottom);
   const long n = bottom[0]->count();
-  if (this->layer_param_.pooling_param().pool() ==
-      PoolingParameter_PoolMethod_MAX) {
+  // STOCHASTIC in training routes each gradient to its chosen element, as
+  // MAX does to its argmax: the same gather over the mask.
+  if (this->layer_param_.pooling_param().pool() !=
+      PoolingParameter_PoolMethod_AVE) {
     ForEachGpu(n, MaxPoolBackward<Dtype>{top[0]->gpu_diff(),
                                          mask_.gpu_data(),
                                          bottom[0]->mutable_gpu_diff(),
-                                         GpuGeometry()});
+                                         Geometry()});
   } else {
     ForEachGpu(n, AvePoolBackward<Dtype>{top[0]->gpu_diff(),
                                          bottom[0]->mutable_gpu_diff(),
-                                         GpuGeometry()});
+                                         Geometry()});
   }
 }
 
+INSTANTIATE_GPU_BODY(StochasticPoolForward<float>);
+INSTANTIATE_GPU_BODY(StochasticPoolForward<double>);
+INSTANTIATE_GPU_BODY(StochasticPoolTest<float>);
+INSTANTIATE_GPU_BODY(StochasticPoolTest<double>);
 INSTANTIATE_LAYER_GPU_FUNCS(PoolingLayer);
 template bool PoolingLayer<float>::RunsOnGpu(
     const vector<Blob<float>*>&) const;

@@ -95,15 +95,19 @@ PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
 }
 
 // Whether request i is counted live at `step` (as live_bytes counts it:
-// of an in-place pair at its hand-over step, only the larger, or the newer
-// when they are the same size).
-bool LiveAt(const std::vector<mem::BufferRequest>& requests, int i, int step,
-            int steps) {
+// of an in-place pair the plan placed together, at its hand-over step only
+// the larger, or the newer when they are the same size).
+bool LiveAt(const std::vector<mem::BufferRequest>& requests,
+            const mem::Plan& plan, int i, int step, int steps) {
   const mem::BufferRequest& q = requests[i];
   const int last = q.shareable ? q.last_step : steps - 1;
   if (!q.bytes || step < q.first_step || step > last) return false;
   const int p = q.in_place_of;
   if (p < 0 || mem::HandOverStep(requests, i, p) != step) return true;
+  const mem::Placement& mine_at = plan.placements[i];
+  const mem::Placement& theirs_at = plan.placements[p];
+  if (mine_at.slot != theirs_at.slot || mine_at.offset != theirs_at.offset)
+    return true;  // not placed together after all: both are held
   const size_t mine = mem::AlignUp(q.bytes);
   const size_t theirs = mem::AlignUp(requests[p].bytes);
   return mine != theirs ? mine > theirs : q.first_step == step;
@@ -249,7 +253,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   for (size_t i = 0; i < r.requests.size(); ++i) {
     const mem::BufferRequest& q = r.requests[i];
     for (int s = std::max(q.first_step, 0); s < steps; ++s)
-      if (LiveAt(r.requests, static_cast<int>(i), s, steps))
+      if (LiveAt(r.requests, r.plan, static_cast<int>(i), s, steps))
         r.live_bytes[s] += mem::AlignUp(q.bytes);
   }
   if (phase == TEST) {
@@ -274,7 +278,8 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
       ++t.buffers;
     };
     for (size_t i = 0; i < r.requests.size(); ++i) {
-      if (!LiveAt(r.requests, static_cast<int>(i), r.peak_step, steps))
+      if (!LiveAt(r.requests, r.plan, static_cast<int>(i), r.peak_step,
+                  steps))
         continue;
       const mem::Buffer& buffer = memory.buffers()[i];
       const size_t bytes = mem::AlignUp(r.requests[i].bytes);

@@ -96,6 +96,9 @@ const LayerCase kCases[] = {
     {"PoolingAve", R"(type: "Pooling" pooling_param {
        pool: AVE kernel_size: 3 stride: 2 pad: 1 })",
      {2, 3, 7, 8}, 1},
+    {"PoolingStochastic", R"(type: "Pooling" pooling_param {
+       pool: STOCHASTIC kernel_size: 3 stride: 2 })",
+     {2, 3, 7, 8}, 1},
     {"PoolingGlobalAve", R"(type: "Pooling" pooling_param {
        pool: AVE global_pooling: true })",
      {2, 3, 5, 5}, 1},
@@ -261,9 +264,11 @@ TEST_P(GpuLayerTest, DoubleMatchesCpu) {
 TEST_P(GpuLayerTest, GradientCheck) {
   SKIP_WITHOUT_GPU();
   const LayerCase& c = GetParam();
-  if (std::string(c.name) == "Dropout")
-    GTEST_SKIP() << "Dropout draws a new mask each forward, so finite "
-                    "differences do not apply; FloatMatchesCpu covers it";
+  if (std::string(c.name) == "Dropout" ||
+      std::string(c.name) == "PoolingStochastic")
+    GTEST_SKIP() << c.name << " draws new random choices each forward, so "
+                    "finite differences do not apply; FloatMatchesCpu "
+                    "covers it";
   ModeScope scope(Caffe::GPU);
   LayerParameter param;
   CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(c.prototxt, &param));
