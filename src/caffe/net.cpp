@@ -250,10 +250,12 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   // reshaped again so the plan sees their smaller kept memory -- except
   // data layers (no bottoms), which keep nothing for backward and may
   // have a prefetch thread running.
-  const MemoryOptimizationParameter& mem_p = param.mem_param();
+  const MemoryOptimizationParameter& mp = param.mem_param();
+  const bool planned =
+      param.has_mem_param() &&
+      (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test());
   const bool forward_only_plan =
-      phase_ == TEST && param.has_mem_param() && mem_p.optimize_test() &&
-      !param.force_backward();
+      planned && phase_ == TEST && !param.force_backward();
   for (size_t layer_id = 0; layer_id < layers_.size(); ++layer_id) {
     if (layer_need_backward_[layer_id] && !forward_only_plan) continue;
     layers_[layer_id]->set_backward_runs(false);
@@ -277,7 +279,6 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   LOG_IF(INFO, Caffe::root_solver())
       << "Network '" << name_ << "' initialized; activations: "
       << memory_used_ * sizeof(Dtype) << " bytes";
-  const MemoryOptimizationParameter& mp = param.mem_param();
   if (param.has_mem_param()) {
     mem::NetNames names;
     names.net = name_;
@@ -289,9 +290,6 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   }
   const string fit_context = "net '" + name_ + "' (" +
                             (phase_ == TRAIN ? "TRAIN" : "TEST") + ")";
-  const bool planned =
-      param.has_mem_param() &&
-      (phase_ == TRAIN ? mp.optimize_train() : mp.optimize_test());
   // Refused here, before activations are allocated, when it cannot fit
   // (util/memory_fit.hpp); a planned net is checked before its plan binds.
   if (!planned) CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);

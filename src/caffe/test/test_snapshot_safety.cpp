@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -124,6 +125,7 @@ bool WaitForLog(const std::string& dir, const std::string& text, int times,
 }
 
 struct Snapshots {
+  std::string dir;
   std::vector<std::string> models, states, temporaries;
   int newest_state_iter = -1;
   std::string newest_state;
@@ -131,6 +133,7 @@ struct Snapshots {
 
 Snapshots List(const std::string& dir) {
   Snapshots s;
+  s.dir = dir;
   const std::regex state("snap_iter_(\\d+)\\.solverstate(\\.h5)?");
   for (const auto& e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
@@ -193,6 +196,39 @@ std::vector<std::vector<float> > WeightsIn(const std::string& path) {
   return weights;
 }
 
+bool HasNewTemporary(const std::string& dir, const Snapshots& before) {
+  for (const std::string& t : List(dir).temporaries)
+    if (std::find(before.temporaries.begin(), before.temporaries.end(), t) ==
+        before.temporaries.end())
+      return true;
+  return false;
+}
+
+// Polls `dir` (at most 10 s) until the trainer has a snapshot's temporary
+// file open, freezes it with SIGSTOP and checks that the file is still
+// there: true when the trainer is now stopped in the middle of a write.  A
+// write that ends between the poll and the stop lets it go on and polls
+// again.
+bool StopMidWrite(pid_t pid, const Snapshots& before) {
+  for (int i = 0; i < 50000; ++i) {
+    siginfo_t ended = {};
+    // WNOWAIT: an ended trainer stays unreaped, for Wait to read its status.
+    if (waitid(P_PID, pid, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        ended.si_pid == pid)
+      return false;
+    if (HasNewTemporary(before.dir, before)) {
+      kill(pid, SIGSTOP);
+      int raw = 0;
+      if (waitpid(pid, &raw, WUNTRACED) != pid || !WIFSTOPPED(raw))
+        return false;
+      if (HasNewTemporary(before.dir, before)) return true;
+      kill(pid, SIGCONT);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
 class SnapshotSafetyTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
@@ -231,7 +267,10 @@ TEST_P(SnapshotSafetyTest, KilledMidSnapshotResumesToTheSameWeights) {
     if (!before.newest_state.empty())
       flags.push_back("--snapshot=" + before.newest_state);
     const pid_t pid = StartTrain(killed_.path(), flags);
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    // Every third cycle hunts for a write in progress, so at least one kill
+    // lands mid-snapshot whatever the timing; the others kill at random.
+    if (cycle % 3 != 1 || !StopMidWrite(pid, before))
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     kill(pid, SIGKILL);
     const int status = Wait(pid);
     finished = status == 0;
