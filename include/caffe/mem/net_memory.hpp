@@ -100,6 +100,9 @@ class NetMemory : public StepHook {
   const std::vector<std::string>& checkpoints() const { return checkpoints_; }
   double extra_forward_fraction() const { return extra_forward_fraction_; }
   size_t bytes_without_recompute() const { return bytes_without_recompute_; }
+  // auto: CHEAP: the planned bytes of its finest split (a cut after every
+  // expensive layer), which the split it chose never exceeds; 0 otherwise.
+  size_t cheap_finest_bytes() const { return cheap_finest_bytes_; }
 
   // Blobs (ids) kept out of sharing in every later plan, as exclude_blob
   // keeps them (data and diff); plans again when the set changes.
@@ -160,6 +163,7 @@ class NetMemory : public StepHook {
   std::vector<std::string> checkpoints_;
   double extra_forward_fraction_ = 0;
   size_t bytes_without_recompute_ = 0;
+  size_t cheap_finest_bytes_ = 0;
   // Asked-for blobs: pinned ids and requested ids (data, diff).
   std::set<int> kept_;
   std::set<int> requested_[2];

@@ -104,13 +104,29 @@ std::vector<int> NetMemory::ChooseBoundaries() {
       return b;
     }
     case RecomputeParameter_Auto_CHEAP: {
-      // A cut after every expensive layer: each segment is the cheap
-      // layers after one expensive layer, up to and with the next, which
-      // the study keeps (never rerun).
-      std::vector<int> b;
+      // Expensive layers are kept (the study never reruns them), so every
+      // split reruns each cheap layer before its last cut once; the splits
+      // differ only in what stays live.  The finest, a cut after every
+      // expensive layer, keeps each cheap value a later segment reads
+      // (ResNet's block outputs, read again by the next Eltwise) from
+      // forward until that segment's recompute; coarser splits rerun those
+      // inside the segment instead.  The smallest planned peak among the
+      // finest and SQRT's family wins.
+      std::vector<int> finest;
       for (int c : facts_.boundary_candidates)
-        if (graph_.layers[c].expensive) b.push_back(c);
-      if (!b.empty() && PlannedBytes(b) >= PlannedBytes({})) {
+        if (graph_.layers[c].expensive) finest.push_back(c);
+      if (finest.empty()) return {};
+      cheap_finest_bytes_ = PlannedBytes(finest);
+      std::vector<int> b = mem::BestSublinearBoundaries(
+          facts_.boundary_candidates, facts_.layer_bytes,
+          facts_.crossing_bytes, peak_of);
+      const size_t without = PlannedBytes({});
+      size_t peak = b.empty() ? without : PlannedBytes(b);
+      if (cheap_finest_bytes_ < peak) {
+        b = finest;
+        peak = cheap_finest_bytes_;
+      }
+      if (peak >= without) {
         LOG(INFO) << "mem_param.recompute: recomputing the cheap layers "
                   << "does not lower the planned peak of net '"
                   << graph_.net_name << "'; nothing is recomputed";
@@ -235,6 +251,7 @@ void NetMemory::PlanAndApply() {
 void NetMemory::Plan() {
   graph_ = source_->Graph();
   signature_ = source_->Signature();
+  cheap_finest_bytes_ = 0;
   const RecomputeParameter& rp = param_.recompute();
   const bool cheap = param_.has_recompute() && rp.checkpoint_size() == 0 &&
                      rp.auto_() == RecomputeParameter_Auto_CHEAP;

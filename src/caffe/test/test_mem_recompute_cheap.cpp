@@ -113,7 +113,7 @@ TEST(CheapRecomputeTest, OnlyCheapLayersRunAgain) {
   Net<float> net(param);
   const NetMemory& memory = *net.memory();
   ASSERT_FALSE(memory.segments().empty());
-  EXPECT_GT(memory.segments().size(), 3u);
+  EXPECT_TRUE(memory.recomputes());
   for (size_t i = 0; i < net.layers().size(); ++i) {
     const std::string type = net.layers()[i]->type();
     if (IsExpensiveLayerType(type))
@@ -147,6 +147,28 @@ TEST(CheapRecomputeTest, ThePlanIsSmallerThanSharingAlone) {
   std::printf("block net: sharing %zu bytes, CHEAP %zu (%.1f%%)\n",
               shared.planned_bytes, with_cheap.planned_bytes,
               100.0 * with_cheap.planned_bytes / shared.planned_bytes);
+}
+
+// The finest split keeps every residual sum's output from forward until
+// its reader's segment reruns; a coarser split reruns those sums instead,
+// and CHEAP takes whichever plans smaller.
+TEST(CheapRecomputeTest, ChoosesASplitNoLargerThanTheFinest) {
+  NetParameter param = BlockNet(12);
+  param.mutable_mem_param()->CopyFrom(Cheap());
+  Net<float> net(param);
+  const NetMemory& memory = *net.memory();
+  ASSERT_GT(memory.cheap_finest_bytes(), 0u);
+  EXPECT_LE(memory.plan().total_bytes(), memory.cheap_finest_bytes());
+  int expensive = 0;
+  for (const auto& layer : net.layers())
+    expensive += IsExpensiveLayerType(layer->type());
+  std::printf("12 blocks: finest split %zu bytes, chosen %zu bytes in %zu "
+              "segments (%d expensive layers)\n",
+              memory.cheap_finest_bytes(), memory.plan().total_bytes(),
+              memory.segments().size(), expensive);
+  for (size_t i = 0; i < net.layers().size(); ++i)
+    if (IsExpensiveLayerType(net.layers()[i]->type()))
+      EXPECT_FALSE(memory.recomputable(static_cast<int>(i)));
 }
 
 TEST(CheapRecomputeTest, TrainingIsBitIdentical) {
