@@ -12,7 +12,13 @@
 //    at layer `first`, or null.  A chain is two or three consecutive
 //    layers in the order [BatchNorm] [Scale] [ReLU], each with one bottom
 //    and one top, all the same blob (in place), none with a loss weight;
-//    its Scale has one bottom (a learned scale) on axis 1.
+//    its Scale has one bottom (a learned scale) on axis 1.  A BatchNorm
+//    may start the chain out of place (its top another blob than its
+//    bottom; the later members in place on that top), as nets converted
+//    from other frameworks and CHEAP recomputation's rewrite write it.
+//    Such a chain reads its input while the later members' steps run, so
+//    the caller fuses it only where the memory plan hands no memory over
+//    inside the chain's steps (NetMemory::HandsOverWithin).
 //  * Fits(reshape) says whether the chain can run fused at the current
 //    shapes: a Scale covering exactly the channels, planes of at least
 //    kMinChannelRun elements; otherwise the caller runs the members one by
@@ -55,6 +61,8 @@ class FusedChain {
 
   int first() const { return first_; }
   int last() const { return last_; }
+  // False when a BatchNorm starts the chain out of place.
+  bool in_place() const { return input_[0] == blob_[0]; }
 
   bool Fits(bool reshape);
   void Forward();
@@ -72,7 +80,8 @@ class FusedChain {
   BatchNormLayer<Dtype>* batch_norm_ = nullptr;
   ScaleLayer<Dtype>* scale_ = nullptr;
   ReLULayer<Dtype>* relu_ = nullptr;
-  vector<Blob<Dtype>*> blob_;  // the one bottom and top of every member
+  vector<Blob<Dtype>*> input_;  // the first member's bottom
+  vector<Blob<Dtype>*> blob_;   // every member's top, the later ones' bottom
   int outer_ = 0, channels_ = 0, inner_ = 0;  // set by Fits
 };
 

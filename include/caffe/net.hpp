@@ -306,10 +306,20 @@ class Net {
   void FindFusedChains();
   FusedChain<Dtype>* FusedForwardAt(int i, int end);
   FusedChain<Dtype>* FusedBackwardAt(int i, int end);
+  // The chain from layer i that recomputation may run fused (every member
+  // run again, none past `end`), or null.
+  FusedChain<Dtype>* FusedRecomputeAt(int i, int end);
+  void RecomputeFused(FusedChain<Dtype>* chain);
+  // Resets the generator to its state before layer_id's first forward
+  // where a replayed run starts (ReplayStartsAt).
+  void ReplayFrom(int layer_id);
   // Run a chain with every member's hooks and callbacks around it.
   void ForwardFused(FusedChain<Dtype>* chain);
   void BackwardFused(FusedChain<Dtype>* chain);
   bool OnlyPlanWatches() const;
+  // Fusion is on and nothing watches the members one by one (CPU mode, no
+  // debug_info, no step hook but the plan's).
+  bool MayFuse() const;
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);

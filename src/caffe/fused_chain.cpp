@@ -16,29 +16,39 @@ std::shared_ptr<FusedChain<Dtype> > FusedChain<Dtype>::Find(
   const int num_layers = static_cast<int>(layers.size());
   if (first < 0 || first >= num_layers || bottoms[first].size() != 1)
     return nullptr;
-  Blob<Dtype>* blob = bottoms[first][0];
-  // Layer k runs in place on the chain's blob and has no loss.
-  auto in_place = [&](int k) {
+  auto plain = [&](int k) {
     return k < num_layers && bottoms[k].size() == 1 && tops[k].size() == 1 &&
-           bottoms[k][0] == blob && tops[k][0] == blob &&
            layers[k]->layer_param().loss_weight_size() == 0 &&
            layers[k]->loss(0) == Dtype(0);
   };
+  // A BatchNorm may start the chain out of place (its bottom another
+  // blob); every later member runs in place on its top.
+  Blob<Dtype>* input = bottoms[first][0];
+  Blob<Dtype>* blob = input;
+  if (plain(first) &&
+      dynamic_cast<BatchNormLayer<Dtype>*>(layers[first].get()))
+    blob = tops[first][0];
+  // Layer k runs on the chain's blob (layer `first` from `input`).
+  auto in_chain = [&](int k) {
+    return plain(k) && bottoms[k][0] == (k == first ? input : blob) &&
+           tops[k][0] == blob;
+  };
   std::shared_ptr<FusedChain> chain(new FusedChain);
   int k = first;
-  if (in_place(k) &&
+  if (in_chain(k) &&
       (chain->batch_norm_ =
            dynamic_cast<BatchNormLayer<Dtype>*>(layers[k].get())))
     ++k;
-  if (in_place(k) &&
+  if (in_chain(k) &&
       (chain->scale_ = dynamic_cast<ScaleLayer<Dtype>*>(layers[k].get())))
     ++k;
-  if (in_place(k) &&
+  if (in_chain(k) &&
       (chain->relu_ = dynamic_cast<ReLULayer<Dtype>*>(layers[k].get())))
     ++k;
   if (k - first < 2) return nullptr;
   chain->first_ = first;
   chain->last_ = k - 1;
+  chain->input_.assign(1, input);
   chain->blob_.assign(1, blob);
   return chain;
 }
@@ -46,7 +56,7 @@ std::shared_ptr<FusedChain<Dtype> > FusedChain<Dtype>::Find(
 template <typename Dtype>
 bool FusedChain<Dtype>::Fits(bool reshape) {
   if (reshape) {
-    if (batch_norm_) batch_norm_->Reshape(blob_, blob_);
+    if (batch_norm_) batch_norm_->Reshape(input_, blob_);
     if (scale_) scale_->Reshape(blob_, blob_);
     if (relu_) relu_->Reshape(blob_, blob_);
   }
@@ -88,10 +98,11 @@ void FusedChain<Dtype>::Forward() {
   const CpuLaunch launch;
   const vector<Blob<Dtype>*>& v = blob_;
   // Each member prepares its stage in order, as its Forward would.
-  using BatchNormStage = decltype(batch_norm_->ForwardStage(launch, v, v));
+  using BatchNormStage =
+      decltype(batch_norm_->ForwardStage(launch, input_, v));
   using ScaleStage = decltype(scale_->ForwardStage(launch, v, v));
   const Maybe<BatchNormStage> batch_norm{
-      batch_norm_ ? batch_norm_->ForwardStage(launch, v, v)
+      batch_norm_ ? batch_norm_->ForwardStage(launch, input_, v)
                   : BatchNormStage(),
       batch_norm_ != nullptr};
   const Maybe<ScaleStage> scale{
@@ -115,7 +126,7 @@ void FusedChain<Dtype>::Backward() {
   // Backward runs the members last to first.
   using ScaleStage = decltype(scale_->BackwardStage(launch, v, down, v));
   using BatchNormStage =
-      decltype(batch_norm_->BackwardStage(launch, v, down, v));
+      decltype(batch_norm_->BackwardStage(launch, v, down, input_));
   ReLUBackward<Dtype> relu_body{};
   if (relu_) {
     Blob<Dtype>& x = *blob_[0];
@@ -127,7 +138,7 @@ void FusedChain<Dtype>::Backward() {
       scale_ ? scale_->BackwardStage(launch, v, down, v) : ScaleStage(),
       scale_ != nullptr};
   const Maybe<BatchNormStage> batch_norm{
-      batch_norm_ ? batch_norm_->BackwardStage(launch, v, down, v)
+      batch_norm_ ? batch_norm_->BackwardStage(launch, v, down, input_)
                   : BatchNormStage(),
       batch_norm_ != nullptr};
   launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),

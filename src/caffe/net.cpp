@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <cmath>
 
 #include "caffe/layer_factory.hpp"
@@ -838,12 +839,35 @@ bool Net<Dtype>::OnlyPlanWatches() const {
 }
 
 template <typename Dtype>
+bool Net<Dtype>::MayFuse() const {
+  return fuse_chains_ && Caffe::mode() == Caffe::CPU && !debug_info_ &&
+         OnlyPlanWatches();
+}
+
+template <typename Dtype>
 FusedChain<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
   FusedChain<Dtype>* chain = chain_from_.empty() ? nullptr
                                                  : chain_from_[i].get();
-  if (!chain || !fuse_chains_ || chain->last() > end ||
-      Caffe::mode() != Caffe::CPU || debug_info_ || !OnlyPlanWatches() ||
+  if (!chain || chain->last() > end || !MayFuse() ||
       !before_forward_.empty() || !after_forward_.empty())
+    return nullptr;
+  if (!chain->in_place() && memory_ &&
+      memory_->HandsOverWithin(ForwardStepOf(chain->first()),
+                               ForwardStepOf(chain->last())))
+    return nullptr;
+  return chain->Fits(true) ? chain : nullptr;
+}
+
+template <typename Dtype>
+FusedChain<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end) {
+  FusedChain<Dtype>* chain = chain_from_.empty() ? nullptr
+                                                 : chain_from_[i].get();
+  if (!chain || chain->last() > end || !MayFuse()) return nullptr;
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    if (!memory_->recomputable(k)) return nullptr;
+  if (!chain->in_place() &&
+      memory_->HandsOverWithin(memory_->RecomputeStep(chain->first()),
+                               memory_->RecomputeStep(chain->last())))
     return nullptr;
   return chain->Fits(true) ? chain : nullptr;
 }
@@ -851,9 +875,7 @@ FusedChain<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
 template <typename Dtype>
 FusedChain<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
   FusedChain<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
-  if (!chain || !fuse_chains_ || chain->first() < end ||
-      Caffe::mode() != Caffe::CPU || debug_info_ || !OnlyPlanWatches())
-    return nullptr;
+  if (!chain || chain->first() < end || !MayFuse()) return nullptr;
   for (int k = chain->first(); k <= chain->last(); ++k)
     if (!layer_need_backward_[k] || !bottom_need_backward_[k][0])
       return nullptr;
@@ -861,6 +883,10 @@ FusedChain<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
   // lower members' inputs after their backward.
   if (memory_ && memory_->recomputes() &&
       memory_->SegmentOf(chain->first()) != memory_->SegmentOf(chain->last()))
+    return nullptr;
+  if (!chain->in_place() && memory_ &&
+      memory_->HandsOverWithin(BackwardStepOf(chain->last()),
+                               BackwardStepOf(chain->first())))
     return nullptr;
   // Backward uses the layout of the last forward, which ran the members
   // (fused or not) at the current shapes.
@@ -945,18 +971,55 @@ bool Net<Dtype>::ReplayStartsAt(int layer_id) const {
 }
 
 template <typename Dtype>
+void Net<Dtype>::ReplayFrom(int layer_id) {
+  if (!ReplayStartsAt(layer_id)) return;
+  auto it = replay_rng_.find(layer_id);
+  CAFFE_CHECK(it != replay_rng_.end())
+      << "net '" << name_ << "': Backward with recomputation needs a "
+      << "full Forward first";
+  Caffe::rng() = it->second;
+}
+
+template <typename Dtype>
+void Net<Dtype>::RecomputeFused(FusedChain<Dtype>* chain) {
+  for (int k = chain->first(); k <= chain->last(); ++k) {
+    ReplayFrom(k);  // the members draw nothing; kept for what follows
+    BeforeStep(memory_->RecomputeStep(k));
+    layers_[k]->set_recomputing(true);
+  }
+  const auto start_time = std::chrono::steady_clock::now();
+  std::exception_ptr failed;
+  try {
+    chain->Forward();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    layers_[k]->set_recomputing(false);
+  if (failed) std::rethrow_exception(failed);
+  if (layer_timing_) recompute_ms_[chain->first()] += MsSince(start_time);
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    AfterStep(memory_->RecomputeStep(k));
+}
+
+template <typename Dtype>
 void Net<Dtype>::Recompute(int segment) {
   const mem::Segment& seg = memory_->segments()[segment];
   Caffe::RNG after_forward = Caffe::rng();
   for (int i = seg.begin; i <= seg.end; ++i) {
     if (!memory_->recomputable(i)) continue;
-    if (ReplayStartsAt(i)) {
-      auto it = replay_rng_.find(i);
-      CAFFE_CHECK(it != replay_rng_.end())
-          << "net '" << name_ << "': Backward with recomputation needs a "
-          << "full Forward first";
-      Caffe::rng() = it->second;
+    if (FusedChain<Dtype>* chain = FusedRecomputeAt(i, seg.end)) {
+      try {
+        RecomputeFused(chain);
+      } catch (const std::exception& e) {
+        Caffe::rng() = after_forward;
+        Rethrow(LayerContext(i) + " (recomputing, run fused with the layers "
+                "after it, up to '" + layer_names_[chain->last()] + "')", e);
+      }
+      i = chain->last();
+      continue;
     }
+    ReplayFrom(i);
     const int step = memory_->RecomputeStep(i);
     BeforeStep(step);
     layers_[i]->set_recomputing(true);

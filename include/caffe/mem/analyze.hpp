@@ -60,6 +60,9 @@ struct Buffer {
   // A layer's per-call scratch (layer_id says whose): placed only while
   // its step runs.
   bool scratch = false;
+  // False for a lifetime written and never read: a forward value or kept
+  // memory that recomputation fills again before any reader comes.
+  bool read = true;
   bool pinned = false;
   std::string pin_reason;
 };

@@ -128,6 +128,12 @@ class NetMemory : public StepHook {
     return analysis_.requests;
   }
   const mem::Plan& plan() const { return plan_; }
+  // True when the plan gives memory a buffer left at a step in
+  // [first_step, last_step) to a buffer born in (first_step, last_step]:
+  // work spanning those steps at once (a fused chain) could then write
+  // bytes it still reads.  In-place-by-plan partners do not count, nor
+  // two lifetimes that are never read (values recomputation makes again).
+  bool HandsOverWithin(int first_step, int last_step) const;
   const MemoryOptimizationParameter& param() const { return param_; }
 
  private:

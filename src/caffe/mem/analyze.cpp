@@ -293,6 +293,7 @@ Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
       const Uses& v = life[l];
       Buffer entry = buf;
       entry.lifetime = l;
+      entry.read = v.first_read != kNever;
       if (l == 1) entry.name += "@recompute";
       BufferRequest r;
       r.name = entry.name;

@@ -243,6 +243,28 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
   return keep;
 }
 
+bool NetMemory::HandsOverWithin(int first_step, int last_step) const {
+  const std::vector<mem::BufferRequest>& q = analysis_.requests;
+  const std::vector<mem::Buffer>& buffers = analysis_.buffers;
+  const std::vector<mem::Placement>& at = plan_.placements;
+  if (at.size() != q.size()) return true;
+  for (size_t born = 0; born < q.size(); ++born) {
+    if (q[born].first_step <= first_step || q[born].first_step > last_step)
+      continue;
+    for (size_t left = 0; left < q.size(); ++left) {
+      if (q[left].last_step < first_step || q[left].last_step >= last_step ||
+          q[born].in_place_of == static_cast<int>(left) ||
+          at[left].slot != at[born].slot)
+        continue;
+      // Two values nobody reads may overwrite each other.
+      if (!buffers[left].read && !buffers[born].read) continue;
+      const size_t a = at[born].offset, b = at[left].offset;
+      if (a < b + q[left].bytes && b < a + q[born].bytes) return true;
+    }
+  }
+  return false;
+}
+
 void NetMemory::PlanAndApply() {
   Plan();
   Apply();

@@ -22,7 +22,8 @@ namespace {
 
 // conv -> [bn, scale, relu] -> conv -> [bn, scale] -> eltwise with the
 // first branch -> relu (alone) -> [bn, relu] -> [scale, leaky relu] ->
-// pooling -> ip -> loss; `side` is the spatial size of the planes.
+// conv -> [bn out of place, scale, relu] -> pooling -> ip -> loss; `side`
+// is the spatial size of the planes.
 NetParameter ChainNet(int side) {
   const std::string s = std::to_string(side);
   const std::string text = R"(
@@ -56,7 +57,15 @@ layer { name: "sc4" type: "Scale" bottom: "add" top: "add"
   scale_param { filler { type: "uniform" min: -1 max: 1 } } }
 layer { name: "relu4" type: "ReLU" bottom: "add" top: "add"
   relu_param { negative_slope: 0.1 } }
-layer { name: "pool" type: "Pooling" bottom: "add" top: "pool"
+layer { name: "conv3" type: "Convolution" bottom: "add" top: "conv3"
+  convolution_param { num_output: 5 kernel_size: 1
+    weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "bn5" type: "BatchNorm" bottom: "conv3" top: "bn5" }
+layer { name: "sc5" type: "Scale" bottom: "bn5" top: "bn5"
+  scale_param { bias_term: true filler { type: "uniform" min: 0.5 max: 1.5 }
+    bias_filler { type: "uniform" min: -0.2 max: 0.2 } } }
+layer { name: "relu5" type: "ReLU" bottom: "bn5" top: "bn5" }
+layer { name: "pool" type: "Pooling" bottom: "bn5" top: "pool"
   pooling_param { pool: AVE global_pooling: true } }
 layer { name: "ip" type: "InnerProduct" bottom: "pool" top: "ip"
   inner_product_param { num_output: 4
@@ -115,7 +124,8 @@ TEST(FusedChainTest, FindsTheInPlaceChains) {
       {"relu1", "bn1", "relu1"}, {"bn2", "bn2", "sc2"},
       {"sc2", "bn2", "sc2"}, {"bn3", "bn3", "relu3"},
       {"relu3", "bn3", "relu3"}, {"sc4", "sc4", "relu4"},
-      {"relu4", "sc4", "relu4"}};
+      {"relu4", "sc4", "relu4"}, {"bn5", "bn5", "relu5"},
+      {"sc5", "bn5", "relu5"}, {"relu5", "bn5", "relu5"}};
   for (const auto& e : expected) {
     const int i = LayerIndex(net, e.layer);
     EXPECT_EQ(LayerIndex(net, e.forward_into), net.fused_forward_into(i))
@@ -263,12 +273,64 @@ TEST(FusedChainTest, TrainingIsBitIdenticalWithAndWithoutMemParam) {
       "optimize_train: true release: DYNAMIC",
       "optimize_train: true check: true",
       "optimize_train: true recompute { auto: SQRT }",
+      "optimize_train: true recompute { auto: CHEAP }",
+      "optimize_train: true check: true recompute { auto: CHEAP }",
+      "optimize_train: true release: DYNAMIC recompute { auto: CHEAP }",
   };
   for (const char* text : settings) {
     MemoryOptimizationParameter mp;
     ReadProtoFromTextString(text, "mem_param", &mp);
     ExpectBitIdentical(reference, TrainTrajectory(param, &mp, 4), text);
   }
+}
+
+// Recomputation runs a chain fused too: its time lands on the first
+// member, the others run no step of their own.
+TEST(FusedChainTest, RecomputationRunsTheChainsFused) {
+  NetParameter param = ChainNet(8);
+  param.mutable_state()->set_phase(TRAIN);
+  ReadProtoFromTextString("optimize_train: true recompute { auto: CHEAP }",
+                          "mem_param", param.mutable_mem_param());
+  for (bool fuse : {true, false}) {
+    Net<float> net(param);
+    ASSERT_TRUE(net.memory() && net.memory()->recomputes());
+    net.set_fuse_chains(fuse);
+    net.set_layer_timing(true);
+    net.Forward();
+    net.Backward();
+    int chains_rerun = 0;
+    for (const char* first : {"bn1", "bn5"}) {
+      const int i = LayerIndex(net, first);
+      if (!net.memory()->recomputable(i) ||
+          net.memory()->RecomputeStep(i) < 0)
+        continue;
+      ++chains_rerun;
+      EXPECT_GT(net.recompute_ms()[i], 0) << first;
+      // The member after it: Scale.
+      EXPECT_EQ(!fuse, net.recompute_ms()[i + 1] > 0)
+          << net.layer_names()[i + 1] << (fuse ? " fused" : " alone");
+    }
+    EXPECT_GT(chains_rerun, 0) << "CHEAP reran no chain";
+  }
+}
+
+// The plan's hand-over test that keeps an out-of-place chain from running
+// fused where it would overwrite its own input: some step of a planned
+// net gives a dying buffer's memory to a newborn one.
+TEST(FusedChainTest, HandsOverWithinFindsReusedMemory) {
+  NetParameter param = ChainNet(8);
+  param.mutable_state()->set_phase(TRAIN);
+  param.mutable_mem_param()->set_optimize_train(true);
+  Net<float> net(param);
+  ASSERT_TRUE(net.memory());
+  const NetMemory& memory = *net.memory();
+  int handovers = 0;
+  for (int s = 0; s + 1 < memory.num_steps(); ++s) {
+    EXPECT_FALSE(memory.HandsOverWithin(s, s)) << s;
+    handovers += memory.HandsOverWithin(s, s + 1);
+  }
+  EXPECT_GT(handovers, 0);
+  EXPECT_TRUE(memory.HandsOverWithin(0, memory.num_steps() - 1));
 }
 
 }  // namespace
