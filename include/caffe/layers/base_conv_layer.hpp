@@ -52,6 +52,7 @@
 namespace caffe {
 
 struct ConvGeometry;  // util/im2col_kernels.hpp
+struct ConvGeometryNd;
 
 template <typename Dtype>
 class BaseConvolutionLayer : public Layer<Dtype> {
@@ -121,9 +122,10 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   void forward_cpu_bias(Dtype* output, const Dtype* bias);
   // db += sum over space of dy for one image.
   void backward_cpu_bias(Dtype* bias, const Dtype* input);
-  // The GPU path (USE_CUDA builds; defined only there): 2-D im2col on the
-  // device into SharedDeviceWorkspace; N-D convolution runs its CPU code.
-  bool gpu_im2col_supported() const {
+  // The GPU path (USE_CUDA builds; defined only there): im2col on the
+  // device into the layer's scratch, the 2-D bodies for 2-D convolution,
+  // the N-D bodies (which the CPU runs too) otherwise.
+  bool uses_2d_im2col() const {
     return !force_nd_im2col_ && num_spatial_axes_ == 2;
   }
   void forward_gpu_gemm(const Dtype* input, const Dtype* weights,
@@ -142,6 +144,7 @@ class BaseConvolutionLayer : public Layer<Dtype> {
   void forward_gpu_bias(Dtype* output, const Dtype* bias);
   void backward_gpu_bias(Dtype* bias, const Dtype* input);
   ConvGeometry Geometry() const;
+  ConvGeometryNd GeometryNd() const;
 
   int input_shape(int i) const { return conv_input_shape_[i]; }
   // The host workspace of WorkspaceBytes() (64-byte aligned).

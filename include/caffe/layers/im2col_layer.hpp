@@ -48,6 +48,11 @@ class Im2colLayer : public Layer<Dtype> {
   void Backward_cpu(const vector<Blob<Dtype>*>& top,
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
+  DECLARE_GPU_FORWARD_BACKWARD;
+  DECLARE_ON_BODIES;
+  // One image's im2col (to_columns) or col2im on the given device.
+  void Columns(bool gpu, bool to_columns, const Dtype* from, Dtype* to,
+               const Blob<Dtype>& bottom, const Blob<Dtype>& top) const;
 
   // Whether the 2-D routines apply (two spatial axes, not forced N-D).
   bool Use2D() const { return !force_nd_im2col_ && num_spatial_axes_ == 2; }

@@ -47,6 +47,11 @@ template <typename Dtype>
 void im2col_gpu(const Dtype* im, const ConvGeometry& g, Dtype* col);
 template <typename Dtype>
 void col2im_gpu(const Dtype* col, const ConvGeometry& g, Dtype* im);
+struct ConvGeometryNd;
+template <typename Dtype>
+void im2col_nd_gpu(const Dtype* im, const ConvGeometryNd& g, Dtype* col);
+template <typename Dtype>
+void col2im_nd_gpu(const Dtype* col, const ConvGeometryNd& g, Dtype* im);
 // y[(n, c, i)] += bias[c] over an (outer, channels, inner) tensor.
 template <typename Dtype>
 void gpu_channel_bias_add(long outer, int channels, long inner,

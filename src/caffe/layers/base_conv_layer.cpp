@@ -152,6 +152,10 @@ void BaseConvolutionLayer<Dtype>::LayerSetUp(
   CAFFE_CHECK_GE(num_spatial_axes_, 0)
       << "layer " << name << ": no spatial axes in input "
       << bottom[0]->shape_string();
+  CAFFE_CHECK_LE(num_spatial_axes_, kMaxConvSpatialAxes)
+      << "layer " << name << ": " << num_spatial_axes_ << " spatial axes in "
+      << "input " << bottom[0]->shape_string() << "; at most "
+      << kMaxConvSpatialAxes << " are supported";
 
   // Kernel.
   if (conv_param.has_kernel_h() || conv_param.has_kernel_w()) {
@@ -403,7 +407,8 @@ template <typename Dtype>
 void BaseConvolutionLayer<Dtype>::Im2colOn(bool gpu, const Dtype* data,
                                            Dtype* col_buff) {
 #ifdef USE_CUDA
-  if (gpu) return im2col_gpu(data, Geometry(), col_buff);
+  if (gpu && uses_2d_im2col()) return im2col_gpu(data, Geometry(), col_buff);
+  if (gpu) return im2col_nd_gpu(data, GeometryNd(), col_buff);
 #endif
   conv_im2col_cpu(data, col_buff);
 }
@@ -412,7 +417,8 @@ template <typename Dtype>
 void BaseConvolutionLayer<Dtype>::Col2imOn(bool gpu, const Dtype* col_buff,
                                            Dtype* data) {
 #ifdef USE_CUDA
-  if (gpu) return col2im_gpu(col_buff, Geometry(), data);
+  if (gpu && uses_2d_im2col()) return col2im_gpu(col_buff, Geometry(), data);
+  if (gpu) return col2im_nd_gpu(col_buff, GeometryNd(), data);
 #endif
   conv_col2im_cpu(col_buff, data);
 }
@@ -495,21 +501,16 @@ void BaseConvolutionLayer<Dtype>::backward_cpu_bias(Dtype* bias,
 #ifdef USE_CUDA
 template <typename Dtype>
 ConvGeometry BaseConvolutionLayer<Dtype>::Geometry() const {
-  ConvGeometry g;
-  g.channels = conv_in_channels_;
-  g.height = conv_input_shape_[1];
-  g.width = conv_input_shape_[2];
-  g.kernel_h = kernel_shape_[0];
-  g.kernel_w = kernel_shape_[1];
-  g.pad_h = pad_[0];
-  g.pad_w = pad_[1];
-  g.stride_h = stride_[0];
-  g.stride_w = stride_[1];
-  g.dilation_h = dilation_[0];
-  g.dilation_w = dilation_[1];
-  g.height_col = col_buffer_shape_[1];
-  g.width_col = col_buffer_shape_[2];
-  return g;
+  return MakeConvGeometry(conv_in_channels_, conv_input_shape_.data() + 1,
+                          col_buffer_shape_.data() + 1, kernel_shape_.data(),
+                          pad_.data(), stride_.data(), dilation_.data());
+}
+
+template <typename Dtype>
+ConvGeometryNd BaseConvolutionLayer<Dtype>::GeometryNd() const {
+  return MakeConvGeometryNd(num_spatial_axes_, conv_input_shape_.data(),
+                            col_buffer_shape_.data(), kernel_shape_.data(),
+                            pad_.data(), stride_.data(), dilation_.data());
 }
 
 template <typename Dtype>

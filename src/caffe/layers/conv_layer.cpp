@@ -144,7 +144,7 @@ const size_t kCudnnWorkspaceLimit = size_t(64) << 20;
 
 template <typename Dtype>
 bool ConvolutionLayer<Dtype>::UseCudnn() {
-  if (!this->gpu_im2col_supported() ||
+  if (!this->uses_2d_im2col() ||
       this->layer_param_.convolution_param().engine() ==
           ConvolutionParameter_Engine_CAFFE)
     return false;
@@ -188,7 +188,6 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
 template <typename Dtype>
 void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
-  if (!this->gpu_im2col_supported()) return Forward_cpu(bottom, top);
   const Dtype* weight = this->blobs_[0]->gpu_data();
   if (UseCudnn()) {
     CudnnConv<Dtype>* engine = static_cast<CudnnConv<Dtype>*>(cudnn_.get());
@@ -218,8 +217,6 @@ template <typename Dtype>
 void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                            const vector<bool>& propagate_down,
                                            const vector<Blob<Dtype>*>& bottom) {
-  if (!this->gpu_im2col_supported())
-    return Backward_cpu(top, propagate_down, bottom);
   const Dtype* weight = this->blobs_[0]->gpu_data();
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);

@@ -22,7 +22,6 @@ template <typename Dtype>
 void DeconvolutionLayer<Dtype>::ForwardOn(bool gpu,
                                           const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
-  gpu = gpu && this->gpu_im2col_supported();  // N-D: the CPU code
   const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
     const Dtype* bottom_data = DataOn(gpu, *bottom[i]);
@@ -47,7 +46,6 @@ template <typename Dtype>
 void DeconvolutionLayer<Dtype>::BackwardOn(
     bool gpu, const vector<Blob<Dtype>*>& top,
     const vector<bool>& propagate_down, const vector<Blob<Dtype>*>& bottom) {
-  gpu = gpu && this->gpu_im2col_supported();  // N-D: the CPU code
   const Dtype* weight = DataOn(gpu, *this->blobs_[0]);
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);

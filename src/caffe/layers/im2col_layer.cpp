@@ -2,7 +2,10 @@
 
 #include <vector>
 
+#include "caffe/util/device_math.hpp"
+#include "caffe/util/gpu_kernels.hpp"
 #include "caffe/util/im2col.hpp"
+#include "caffe/util/im2col_kernels.hpp"
 
 namespace caffe {
 
@@ -136,51 +139,82 @@ void Im2colLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   top_dim_ = top[0]->count(channel_axis_);
 }
 
+// One image either way; the N-D bodies are the same code on both devices,
+// the 2-D ones give the CPU loop's values (a copy, and sums in the GPU
+// body's order: test_gpu_bodies).
 template <typename Dtype>
-void Im2colLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
-                                     const vector<Blob<Dtype>*>& top) {
-  const Dtype* src = bottom[0]->cpu_data();
-  Dtype* dst = top[0]->mutable_cpu_data();
+void Im2colLayer<Dtype>::Columns(bool gpu, bool to_columns,
+                                 const Dtype* from, Dtype* to,
+                                 const Blob<Dtype>& bottom,
+                                 const Blob<Dtype>& top) const {
   const int sa = channel_axis_ + 1;  // first spatial axis
-  for (int n = 0; n < num_; ++n) {
-    if (Use2D()) {
-      im2col_cpu(src + n * bottom_dim_, channels_, bottom[0]->shape(sa),
-                 bottom[0]->shape(sa + 1), kernel_shape_[0], kernel_shape_[1],
-                 pad_[0], pad_[1], stride_[0], stride_[1], dilation_[0],
-                 dilation_[1], dst + n * top_dim_);
-    } else {
-      im2col_nd_cpu(src + n * bottom_dim_, num_spatial_axes_,
-                    bottom[0]->shape().data() + channel_axis_,
-                    top[0]->shape().data() + channel_axis_,
-                    kernel_shape_.data(), pad_.data(), stride_.data(),
-                    dilation_.data(), dst + n * top_dim_);
+  if (!Use2D()) {
+    const int* im_shape = bottom.shape().data() + channel_axis_;
+    const int* col_shape = top.shape().data() + channel_axis_;
+#ifdef USE_CUDA
+    if (gpu) {
+      const ConvGeometryNd g = MakeConvGeometryNd(
+          num_spatial_axes_, im_shape, col_shape, kernel_shape_.data(),
+          pad_.data(), stride_.data(), dilation_.data());
+      return to_columns ? im2col_nd_gpu(from, g, to)
+                        : col2im_nd_gpu(from, g, to);
     }
+#endif
+    if (to_columns) {
+      im2col_nd_cpu(from, num_spatial_axes_, im_shape, col_shape,
+                    kernel_shape_.data(), pad_.data(), stride_.data(),
+                    dilation_.data(), to);
+    } else {
+      col2im_nd_cpu(from, num_spatial_axes_, im_shape, col_shape,
+                    kernel_shape_.data(), pad_.data(), stride_.data(),
+                    dilation_.data(), to);
+    }
+    return;
+  }
+#ifdef USE_CUDA
+  if (gpu) {
+    const ConvGeometry g = MakeConvGeometry(
+        channels_, bottom.shape().data() + sa, top.shape().data() + sa,
+        kernel_shape_.data(), pad_.data(), stride_.data(), dilation_.data());
+    return to_columns ? im2col_gpu(from, g, to) : col2im_gpu(from, g, to);
+  }
+#endif
+  if (to_columns) {
+    im2col_cpu(from, channels_, bottom.shape(sa), bottom.shape(sa + 1),
+               kernel_shape_[0], kernel_shape_[1], pad_[0], pad_[1],
+               stride_[0], stride_[1], dilation_[0], dilation_[1], to);
+  } else {
+    col2im_cpu(from, channels_, bottom.shape(sa), bottom.shape(sa + 1),
+               kernel_shape_[0], kernel_shape_[1], pad_[0], pad_[1],
+               stride_[0], stride_[1], dilation_[0], dilation_[1], to);
   }
 }
 
 template <typename Dtype>
-void Im2colLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
-                                      const vector<bool>& propagate_down,
-                                      const vector<Blob<Dtype>*>& bottom) {
-  if (!propagate_down[0]) return;
-  const Dtype* src = top[0]->cpu_diff();
-  Dtype* dst = bottom[0]->mutable_cpu_diff();
-  const int sa = channel_axis_ + 1;
-  for (int n = 0; n < num_; ++n) {
-    if (Use2D()) {
-      col2im_cpu(src + n * top_dim_, channels_, bottom[0]->shape(sa),
-                 bottom[0]->shape(sa + 1), kernel_shape_[0], kernel_shape_[1],
-                 pad_[0], pad_[1], stride_[0], stride_[1], dilation_[0],
-                 dilation_[1], dst + n * bottom_dim_);
-    } else {
-      col2im_nd_cpu(src + n * top_dim_, num_spatial_axes_,
-                    bottom[0]->shape().data() + channel_axis_,
-                    top[0]->shape().data() + channel_axis_,
-                    kernel_shape_.data(), pad_.data(), stride_.data(),
-                    dilation_.data(), dst + n * bottom_dim_);
-    }
-  }
+void Im2colLayer<Dtype>::ForwardOn(bool gpu,
+                                   const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  const Dtype* src = DataOn(gpu, *bottom[0]);
+  Dtype* dst = MutableDataOn(gpu, top[0]);
+  for (int n = 0; n < num_; ++n)
+    Columns(gpu, true, src + static_cast<long>(n) * bottom_dim_,
+            dst + static_cast<long>(n) * top_dim_, *bottom[0], *top[0]);
 }
+
+template <typename Dtype>
+void Im2colLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
+                                    const vector<bool>& propagate_down,
+                                    const vector<Blob<Dtype>*>& bottom) {
+  if (!propagate_down[0]) return;
+  const Dtype* src = DiffOn(gpu, *top[0]);
+  Dtype* dst = MutableDiffOn(gpu, bottom[0]);
+  for (int n = 0; n < num_; ++n)
+    Columns(gpu, false, src + static_cast<long>(n) * top_dim_,
+            dst + static_cast<long>(n) * bottom_dim_, *bottom[0], *top[0]);
+}
+
+DEFINE_CPU_BY_ON(Im2colLayer);
+DEFINE_GPU_BY_ON(Im2colLayer);
 
 INSTANTIATE_CLASS(Im2colLayer);
 REGISTER_LAYER_CLASS(Im2col);

@@ -89,6 +89,108 @@ TEST(GpuBodiesTest, Col2ImBodyMatchesCol2imCpu) {
   }
 }
 
+// The N-D bodies (which im2col_nd_cpu runs, and the GPU) with two axes
+// give the 2-D CPU loop's bits: im2col is a copy, and col2im adds each
+// pixel's entries in kernel-offset order, as that loop does.
+TEST(GpuBodiesTest, NdBodiesWithTwoAxesEqualThe2dLoop) {
+  for (const ConvCase& c : kConvCases) {
+    const ConvGeometry g = Geometry(c);
+    const int im_shape[] = {c.C, c.H, c.W};
+    const int col_shape[] = {c.C * c.kh * c.kw, g.height_col, g.width_col};
+    const int kernel[] = {c.kh, c.kw}, pad[] = {c.ph, c.pw};
+    const int stride[] = {c.sh, c.sw}, dilation[] = {c.dh, c.dw};
+    const std::vector<double> im = Gaussian(c.C * c.H * c.W, 7);
+    const size_t cols =
+        static_cast<size_t>(col_shape[0]) * g.height_col * g.width_col;
+    std::vector<double> expected(cols, -1), actual(cols, -2);
+    im2col_cpu(im.data(), c.C, c.H, c.W, c.kh, c.kw, c.ph, c.pw, c.sh, c.sw,
+               c.dh, c.dw, expected.data());
+    im2col_nd_cpu(im.data(), 2, im_shape, col_shape, kernel, pad, stride,
+                  dilation, actual.data());
+    EXPECT_EQ(expected, actual) << "C=" << c.C << " H=" << c.H;
+    const std::vector<double> col = Gaussian(static_cast<int>(cols), 8);
+    std::vector<double> image(im.size(), -1), image_nd(im.size(), -2);
+    col2im_cpu(col.data(), c.C, c.H, c.W, c.kh, c.kw, c.ph, c.pw, c.sh, c.sw,
+               c.dh, c.dw, image.data());
+    col2im_nd_cpu(col.data(), 2, im_shape, col_shape, kernel, pad, stride,
+                  dilation, image_nd.data());
+    EXPECT_EQ(image, image_nd) << "C=" << c.C << " H=" << c.H;
+  }
+}
+
+// Against plain loops over (channel, kernel offset, output position), in
+// three and one spatial axes.
+TEST(GpuBodiesTest, NdBodiesEqualPlainLoops) {
+  struct NdCase {
+    int axes, channels;
+    int size[3], kernel[3], pad[3], stride[3], dilation[3];
+  };
+  const NdCase cases[] = {
+      {3, 2, {5, 6, 4}, {3, 2, 2}, {1, 0, 1}, {2, 1, 1}, {1, 2, 1}},
+      {3, 1, {4, 4, 7}, {2, 3, 3}, {0, 2, 1}, {1, 2, 3}, {2, 1, 2}},
+      {1, 3, {11, 0, 0}, {3, 0, 0}, {2, 0, 0}, {2, 0, 0}, {3, 0, 0}},
+  };
+  for (const NdCase& c : cases) {
+    int im_shape[4] = {c.channels}, col_shape[4] = {c.channels};
+    long im_spatial = 1, col_spatial = 1, kernel_size = 1;
+    for (int d = 0; d < c.axes; ++d) {
+      im_shape[d + 1] = c.size[d];
+      col_shape[d + 1] =
+          OutDim(c.size[d], c.kernel[d], c.pad[d], c.stride[d], c.dilation[d]);
+      col_shape[0] *= c.kernel[d];
+      im_spatial *= im_shape[d + 1];
+      col_spatial *= col_shape[d + 1];
+      kernel_size *= c.kernel[d];
+    }
+    const std::vector<double> im =
+        Gaussian(static_cast<int>(c.channels * im_spatial), 9);
+    std::vector<double> expected_col(col_shape[0] * col_spatial, 0);
+    std::vector<double> col_in = Gaussian(static_cast<int>(expected_col.size()), 10);
+    std::vector<double> expected_im(im.size(), 0);
+    for (int ch = 0; ch < c.channels; ++ch) {
+      for (long k = 0; k < kernel_size; ++k) {
+        for (long o = 0; o < col_spatial; ++o) {
+          long kr = k, orest = o, index = 0;
+          bool inside = true;
+          int koff[3], opos[3];
+          for (int d = c.axes - 1; d >= 0; --d) {
+            koff[d] = static_cast<int>(kr % c.kernel[d]);
+            kr /= c.kernel[d];
+            opos[d] = static_cast<int>(orest % col_shape[d + 1]);
+            orest /= col_shape[d + 1];
+          }
+          for (int d = 0; d < c.axes; ++d) {
+            const int p = opos[d] * c.stride[d] - c.pad[d] +
+                          koff[d] * c.dilation[d];
+            inside = inside && p >= 0 && p < c.size[d];
+            index = index * c.size[d] + p;
+          }
+          const long at = (ch * kernel_size + k) * col_spatial + o;
+          expected_col[at] = inside ? im[ch * im_spatial + index] : 0.0;
+          if (inside) expected_im[ch * im_spatial + index] += col_in[at];
+        }
+      }
+    }
+    std::vector<double> col(expected_col.size(), -1), image(im.size(), -1);
+    im2col_nd_cpu(im.data(), c.axes, im_shape, col_shape, c.kernel, c.pad,
+                  c.stride, c.dilation, col.data());
+    col2im_nd_cpu(col_in.data(), c.axes, im_shape, col_shape, c.kernel,
+                  c.pad, c.stride, c.dilation, image.data());
+    EXPECT_EQ(expected_col, col) << c.axes << " axes";
+    EXPECT_EQ(expected_im, image) << c.axes << " axes";
+  }
+}
+
+TEST(GpuBodiesTest, NdGeometryRefusesMoreThanTenAxes) {
+  std::vector<int> ones(12, 1), zeros(12, 0);
+  EXPECT_THROW(MakeConvGeometryNd(11, ones.data(), ones.data(), ones.data(),
+                                  zeros.data(), ones.data(), ones.data()),
+               Error);
+  EXPECT_NO_THROW(MakeConvGeometryNd(10, ones.data(), ones.data(),
+                                     ones.data(), zeros.data(), ones.data(),
+                                     ones.data()));
+}
+
 TEST(GpuBodiesTest, ChannelBiasAddAndSumMatchLoops) {
   const int outer = 3, channels = 4, inner = 5;
   std::vector<double> y = Gaussian(outer * channels * inner, 5);

@@ -1,7 +1,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "caffe/common.hpp"
+#include "caffe/util/elementwise.hpp"
 #include "caffe/util/im2col.hpp"
+#include "caffe/util/im2col_kernels.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -54,58 +57,6 @@ void Im2Col2D(const int channels, const int height, const int width,
   }
 }
 
-// Shared traversal of the N-D column layout (see Im2Col2D).
-template <typename Dtype, bool kToCol>
-void Im2ColND(const int num_spatial_axes, const int* im_shape,
-              const int* col_shape, const int* kernel_shape, const int* pad,
-              const int* stride, const int* dilation, Dtype* im, Dtype* col) {
-  int kernel_size = 1;
-  int im_spatial = 1;
-  int col_spatial = 1;
-  for (int i = 0; i < num_spatial_axes; ++i) {
-    kernel_size *= kernel_shape[i];
-    im_spatial *= im_shape[i + 1];
-    col_spatial *= col_shape[i + 1];
-  }
-  const int channels_col = col_shape[0];
-  std::vector<int> k_offset(num_spatial_axes);
-  std::vector<int> out_pos(num_spatial_axes);
-  for (int c_col = 0; c_col < channels_col; ++c_col) {
-    // Decompose the row index into (input channel, kernel offset per axis).
-    int rest = c_col;
-    for (int i = num_spatial_axes - 1; i >= 0; --i) {
-      k_offset[i] = rest % kernel_shape[i];
-      rest /= kernel_shape[i];
-    }
-    Dtype* im_c = im + static_cast<long>(c_col / kernel_size) * im_spatial;
-    Dtype* col_c = col + static_cast<long>(c_col) * col_spatial;
-    std::fill(out_pos.begin(), out_pos.end(), 0);
-    for (int o = 0; o < col_spatial; ++o) {
-      int im_index = 0;
-      bool inside = true;
-      for (int i = 0; i < num_spatial_axes; ++i) {
-        const int p =
-            out_pos[i] * stride[i] - pad[i] + k_offset[i] * dilation[i];
-        if (!InRange(p, im_shape[i + 1])) {
-          inside = false;
-          break;
-        }
-        im_index = im_index * im_shape[i + 1] + p;
-      }
-      if (kToCol) {
-        col_c[o] = inside ? im_c[im_index] : Dtype(0);
-      } else if (inside) {
-        im_c[im_index] += col_c[o];
-      }
-      // Advance the output position, last axis fastest.
-      for (int i = num_spatial_axes - 1; i >= 0; --i) {
-        if (++out_pos[i] < col_shape[i + 1]) break;
-        out_pos[i] = 0;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 template <typename Dtype>
@@ -132,14 +83,61 @@ void col2im_cpu(const Dtype* data_col, const int channels, const int height,
                          data_im, const_cast<Dtype*>(data_col));
 }
 
+ConvGeometryNd MakeConvGeometryNd(const int num_spatial_axes,
+                                  const int* im_shape, const int* col_shape,
+                                  const int* kernel_shape, const int* pad,
+                                  const int* stride, const int* dilation) {
+  CAFFE_CHECK(num_spatial_axes >= 0 &&
+              num_spatial_axes <= kMaxConvSpatialAxes)
+      << "N-D im2col: " << num_spatial_axes << " spatial axes (0 to "
+      << kMaxConvSpatialAxes << " are supported)";
+  ConvGeometryNd g;
+  g.axes = num_spatial_axes;
+  for (int d = 0; d <= num_spatial_axes; ++d) {
+    g.im_shape[d] = im_shape[d];
+    g.col_shape[d] = col_shape[d];
+  }
+  for (int d = 0; d < num_spatial_axes; ++d) {
+    g.kernel[d] = kernel_shape[d];
+    g.pad[d] = pad[d];
+    g.stride[d] = stride[d];
+    g.dilation[d] = dilation[d];
+  }
+  return g;
+}
+
+ConvGeometry MakeConvGeometry(int channels, const int* im_hw,
+                              const int* col_hw, const int* kernel,
+                              const int* pad, const int* stride,
+                              const int* dilation) {
+  ConvGeometry g;
+  g.channels = channels;
+  g.height = im_hw[0];
+  g.width = im_hw[1];
+  g.kernel_h = kernel[0];
+  g.kernel_w = kernel[1];
+  g.pad_h = pad[0];
+  g.pad_w = pad[1];
+  g.stride_h = stride[0];
+  g.stride_w = stride[1];
+  g.dilation_h = dilation[0];
+  g.dilation_w = dilation[1];
+  g.height_col = col_hw[0];
+  g.width_col = col_hw[1];
+  return g;
+}
+
+// The N-D forms run the bodies of im2col_kernels.hpp, as the GPU does.
 template <typename Dtype>
 void im2col_nd_cpu(const Dtype* data_im, const int num_spatial_axes,
                    const int* im_shape, const int* col_shape,
                    const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_col) {
-  Im2ColND<Dtype, true>(num_spatial_axes, im_shape, col_shape, kernel_shape,
-                        pad, stride, dilation, const_cast<Dtype*>(data_im),
-                        data_col);
+  const ConvGeometryNd g = MakeConvGeometryNd(
+      num_spatial_axes, im_shape, col_shape, kernel_shape, pad, stride,
+      dilation);
+  const long n = g.col_shape[0] * g.ColSpatial();
+  ForEach(n, GrainFor(1), Im2ColNdBody<Dtype>{data_im, data_col, g});
 }
 
 template <typename Dtype>
@@ -147,12 +145,12 @@ void col2im_nd_cpu(const Dtype* data_col, const int num_spatial_axes,
                    const int* im_shape, const int* col_shape,
                    const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_im) {
-  int im_count = im_shape[0];
-  for (int i = 0; i < num_spatial_axes; ++i) im_count *= im_shape[i + 1];
-  caffe_set(im_count, Dtype(0), data_im);
-  Im2ColND<Dtype, false>(num_spatial_axes, im_shape, col_shape, kernel_shape,
-                         pad, stride, dilation, data_im,
-                         const_cast<Dtype*>(data_col));
+  const ConvGeometryNd g = MakeConvGeometryNd(
+      num_spatial_axes, im_shape, col_shape, kernel_shape, pad, stride,
+      dilation);
+  const long n = g.im_shape[0] * g.ImSpatial();
+  ForEach(n, GrainFor(g.KernelSize()),
+          Col2ImNdBody<Dtype>{data_col, data_im, g});
 }
 
 #define INSTANTIATE_IM2COL(T)                                                 \

@@ -19,6 +19,17 @@ void col2im_gpu(const Dtype* col, const ConvGeometry& g, Dtype* im) {
 }
 
 template <typename Dtype>
+void im2col_nd_gpu(const Dtype* im, const ConvGeometryNd& g, Dtype* col) {
+  ForEachGpu(g.col_shape[0] * g.ColSpatial(),
+             Im2ColNdBody<Dtype>{im, col, g});
+}
+
+template <typename Dtype>
+void col2im_nd_gpu(const Dtype* col, const ConvGeometryNd& g, Dtype* im) {
+  ForEachGpu(g.im_shape[0] * g.ImSpatial(), Col2ImNdBody<Dtype>{col, im, g});
+}
+
+template <typename Dtype>
 void gpu_channel_bias_add(long outer, int channels, long inner,
                           const Dtype* bias, Dtype* y) {
   ForEachGpu(outer * channels * inner,
@@ -35,6 +46,10 @@ void gpu_channel_sum(int outer, int channels, int inner, const Dtype* x,
 #define INSTANTIATE_IM2COL_GPU(Dtype)                                        \
   template void im2col_gpu<Dtype>(const Dtype*, const ConvGeometry&, Dtype*); \
   template void col2im_gpu<Dtype>(const Dtype*, const ConvGeometry&, Dtype*); \
+  template void im2col_nd_gpu<Dtype>(const Dtype*, const ConvGeometryNd&,   \
+                                     Dtype*);                               \
+  template void col2im_nd_gpu<Dtype>(const Dtype*, const ConvGeometryNd&,   \
+                                     Dtype*);                               \
   template void gpu_channel_bias_add<Dtype>(long, int, long, const Dtype*,   \
                                             Dtype*);                         \
   template void gpu_channel_sum<Dtype>(int, int, int, const Dtype*, Dtype*)

@@ -73,6 +73,29 @@ const LayerCase kCases[] = {
        weight_filler { type: "gaussian" std: 0.3 }
        bias_filler { type: "gaussian" std: 0.3 } })",
      {2, 2, 5, 5}, 2},
+    {"Convolution3D", R"(type: "Convolution" convolution_param {
+       num_output: 3 kernel_size: 3 kernel_size: 2 kernel_size: 2 pad: 1
+       stride: 2 stride: 1 stride: 1 dilation: 1 dilation: 2 dilation: 1
+       weight_filler { type: "gaussian" std: 0.3 }
+       bias_filler { type: "gaussian" std: 0.3 } })",
+     {2, 2, 5, 6, 4}, 1},
+    {"ConvolutionForceND", R"(type: "Convolution" convolution_param {
+       num_output: 4 kernel_size: 3 pad: 1 stride: 2 force_nd_im2col: true
+       weight_filler { type: "gaussian" std: 0.3 }
+       bias_filler { type: "gaussian" std: 0.3 } })",
+     {2, 3, 7, 6}, 1},
+    {"Deconvolution3D", R"(type: "Deconvolution" convolution_param {
+       num_output: 2 kernel_size: 2 stride: 2 group: 2
+       weight_filler { type: "gaussian" std: 0.3 }
+       bias_filler { type: "gaussian" std: 0.3 } })",
+     {2, 4, 3, 2, 3}, 1},
+    {"Im2col", R"(type: "Im2col" convolution_param {
+       kernel_size: 3 pad: 1 stride: 2 dilation: 1 })",
+     {2, 3, 7, 6}, 1},
+    {"Im2col3D", R"(type: "Im2col" convolution_param {
+       kernel_size: 2 kernel_size: 3 kernel_size: 2 pad: 1 pad: 0 pad: 1
+       stride: 1 stride: 2 stride: 1 dilation: 2 dilation: 1 dilation: 1 })",
+     {2, 2, 5, 7, 4}, 1},
     {"Deconvolution", R"(type: "Deconvolution" convolution_param {
        num_output: 4 kernel_size: 3 pad: 1 stride: 2
        weight_filler { type: "gaussian" std: 0.3 }
