@@ -246,6 +246,11 @@ class Layer {
   // refuses to run.  A layer used on its own may always run backward.
   void set_backward_runs(bool value) { backward_runs_ = value; }
   bool backward_runs() const { return backward_runs_; }
+  // The most workspace one library call of this layer may use (bytes), set
+  // by the net from mem_param.workspace_limit_mb before the layer is set
+  // up; a layer choosing among algorithms (cuDNN convolution) keeps to it.
+  void set_workspace_limit(size_t bytes) { workspace_limit_ = bytes; }
+  size_t workspace_limit() const { return workspace_limit_; }
   // The gradient-aliasing trait (MemoryContract::diff_alias_bottom), set by
   // the net under mem_param: while on, the layer's Reshape makes top 0's
   // diff the declared bottom's diff memory (ShareGradientMemory) and its
@@ -311,6 +316,7 @@ class Layer {
   bool recomputing_ = false;
   bool alias_bottom_diff_ = false;
   bool backward_runs_ = true;
+  size_t workspace_limit_ = size_t(64) << 20;
 };
 
 template <typename Dtype>

@@ -102,6 +102,8 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   name_ = param.name();
   debug_info_ = param.debug_info();
   force_backward_ = param.force_backward();
+  const size_t workspace_limit =
+      mem::WorkspaceLimitBytes(param.mem_param(), name_);
   map<string, int> blob_name_to_idx;
   set<string> available_blobs;
   memory_used_ = 0;
@@ -128,6 +130,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
     } catch (const Error& e) {
       throw Error(e.what());  // the registry's message names the layer
     }
+    layers_.back()->set_workspace_limit(workspace_limit);
     layer_names_.push_back(layer_param.name());
     bool need_backward = false;
     for (int bottom_id = 0; bottom_id < layer_param.bottom_size();

@@ -15,6 +15,7 @@
 #ifndef CAFFE_MEM_MEM_PARAM_CHECK_HPP_
 #define CAFFE_MEM_MEM_PARAM_CHECK_HPP_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ struct NetNames {
   std::vector<std::string> blobs;      // this phase's blobs
   std::vector<std::string> other_phase_blobs;
 };
+
+// mem_param.workspace_limit_mb in bytes (its default without mem_param);
+// throws caffe::Error naming the net when it is not a positive number.
+size_t WorkspaceLimitBytes(const MemoryOptimizationParameter& p,
+                           const std::string& net);
 
 // Returns the warnings; throws caffe::Error as described above.
 std::vector<std::string> CheckMemParam(const MemoryOptimizationParameter& p,

@@ -100,6 +100,12 @@ struct MemoryReport {
   std::vector<mem::BufferRequest> requests;
   std::vector<bool> recomputed_request;
   mem::Plan plan;
+
+  // Layers' workspaces: mem_param.workspace_limit_mb in bytes, and the
+  // largest scratch the plan places (0 when it plans none: levels 0, 1).
+  size_t workspace_limit = 0;
+  size_t largest_scratch = 0;
+  std::string largest_scratch_layer;
 };
 
 MemoryReport BuildMemoryReport(const NetParameter& param, Phase phase,

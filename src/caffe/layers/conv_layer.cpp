@@ -138,10 +138,6 @@ size_t ConvolutionLayer<Dtype>::ScratchBytes(bool gpu) {
 }
 
 #ifdef USE_CUDA
-// cuDNN's workspace per layer and direction at most: fast algorithms that
-// need more are passed over for ones that need less (or none).
-const size_t kCudnnWorkspaceLimit = size_t(64) << 20;
-
 template <typename Dtype>
 bool ConvolutionLayer<Dtype>::UseCudnn() {
   if (!this->uses_2d_im2col() ||
@@ -172,13 +168,15 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   s.dilation_w = this->dilation_[1];
   s.group = this->group_;
   auto engine = std::make_shared<CudnnConv<Dtype> >(s);
-  if (engine->ChooseAlgorithms(kCudnnWorkspaceLimit)) {
+  // Fast algorithms that need more workspace than the limit are passed
+  // over for ones that need less (or none).
+  if (engine->ChooseAlgorithms(this->workspace_limit())) {
     cudnn_ = engine;
   } else {
     LOG(INFO) << "Convolution layer " << this->layer_param_.name()
               << ": no deterministic cuDNN algorithm within "
-              << kCudnnWorkspaceLimit << " bytes of workspace; im2col + "
-              << "cuBLAS instead";
+              << this->workspace_limit() << " bytes of workspace "
+              << "(mem_param.workspace_limit_mb); im2col + cuBLAS instead";
   }
   return cudnn_ != nullptr;
 }

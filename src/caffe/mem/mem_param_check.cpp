@@ -69,6 +69,15 @@ std::vector<std::string> NearestNames(const std::string& name,
   return out;
 }
 
+size_t WorkspaceLimitBytes(const MemoryOptimizationParameter& p,
+                           const std::string& net) {
+  const double mb = p.workspace_limit_mb();
+  CAFFE_CHECK(mb > 0 && mb < 1e12)
+      << "mem_param.workspace_limit_mb of net '" << net << "' is " << mb
+      << "; it must be a positive number of MB";
+  return static_cast<size_t>(mb * 1024.0 * 1024.0);
+}
+
 std::vector<std::string> CheckMemParam(const MemoryOptimizationParameter& p,
                                        const NetNames& names) {
   CAFFE_CHECK(p.level() >= 0 && p.level() <= 2)

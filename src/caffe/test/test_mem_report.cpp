@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "caffe/net.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/mem/planner.hpp"
 #include "caffe/util/mem_report.hpp"
@@ -136,6 +137,50 @@ layer { name: "loss" type: "Reduction" bottom: "c" top: "loss"
   size_t total = 0;
   for (const PeakShare& s : r.peak_breakdown) total += s.bytes;
   EXPECT_EQ(total, r.live_bytes[r.peak_step]);
+  // The report names the largest workspace and the limit beside it.
+  EXPECT_EQ(r.largest_scratch, mem::AlignUp(27 * 64 * 4));
+  EXPECT_EQ(r.largest_scratch_layer, "conv");
+  EXPECT_EQ(r.workspace_limit, size_t(64) << 20);
+  EXPECT_NE(FormatMemoryReport(r).find(
+                "layer workspaces: largest planned 0.01 MiB (conv); limit "
+                "per library call 64.00 MiB (mem_param.workspace_limit_mb)"),
+            std::string::npos)
+      << FormatMemoryReport(r);
+}
+
+// mem_param.workspace_limit_mb reaches every layer before its setup (the
+// cuDNN convolution keeps to it), with or without optimization, and a
+// limit that is not a positive number is refused naming the net.
+TEST(MemReportTest, WorkspaceLimitReachesTheLayersAndIsChecked) {
+  NetParameter param;
+  ReadProtoFromTextString(kNet, "peak", &param);
+  param.mutable_state()->set_phase(TRAIN);
+  {
+    Net<float> net(param);
+    for (const auto& layer : net.layers())
+      EXPECT_EQ(layer->workspace_limit(), size_t(64) << 20);
+  }
+  param.mutable_mem_param()->set_optimize_train(false);
+  param.mutable_mem_param()->set_workspace_limit_mb(8.5);
+  {
+    Net<float> net(param);
+    for (const auto& layer : net.layers())
+      EXPECT_EQ(layer->workspace_limit(), size_t(8.5 * 1048576));
+    const MemoryReport r = BuildMemoryReport(param, TRAIN, 2);
+    EXPECT_EQ(r.workspace_limit, size_t(8.5 * 1048576));
+  }
+  for (double bad : {0.0, -4.0}) {
+    param.mutable_mem_param()->set_workspace_limit_mb(bad);
+    try {
+      Net<float> net(param);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "mem_param.workspace_limit_mb of net 'peak' is"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

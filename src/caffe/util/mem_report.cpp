@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "caffe/mem/mem_param_check.hpp"
 #include "caffe/net.hpp"
 #include "caffe/parallel/data_parallel.hpp"
 
@@ -222,6 +223,14 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   }
   for (const mem::Buffer& b : memory.buffers())
     r.recomputed_request.push_back(b.lifetime == 1 && !b.scratch);
+  r.workspace_limit = mem::WorkspaceLimitBytes(memory.param(), r.net_name);
+  for (size_t i = 0; i < memory.buffers().size(); ++i) {
+    const mem::Buffer& b = memory.buffers()[i];
+    if (b.scratch && memory.requests()[i].bytes > r.largest_scratch) {
+      r.largest_scratch = memory.requests()[i].bytes;
+      r.largest_scratch_layer = net.layer_names()[b.layer_id];
+    }
+  }
   r.checkpoints = memory.checkpoints();
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
@@ -369,6 +378,13 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << " of one forward pass\n";
     s << FormatRecomputeLayers(r);
   }
+  s << "  layer workspaces: largest planned "
+    << (r.largest_scratch ? Mib(r.largest_scratch) + " (" +
+                                r.largest_scratch_layer + ")"
+                          : std::string("none (levels 0 and 1 leave them "
+                                        "to a per-thread buffer)"))
+    << "; limit per library call " << Mib(r.workspace_limit)
+    << " (mem_param.workspace_limit_mb)\n";
   if (r.reduce_bucket_bytes) {
     s << "  data-parallel (mpirun -np N): gradient buckets "
       << r.reduce_bucket_bytes << "  (" << Mib(r.reduce_bucket_bytes)
