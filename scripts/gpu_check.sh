@@ -3,8 +3,10 @@
 # machine with a GPU (run from the repository root after make gpu-bundle
 # put the binaries in .gpu/).  Logs go to $OUT (default gpu_logs/):
 #   env.txt        nvidia-smi, library resolution, device_query
-#   test_gpu.log   the gpu-labelled tests (test_gpu), test_gpu.xml
-#   bench.log      bench/gpu/run_gpu_bench.sh (skipped with GPU_BENCH=0)
+#   test_gpu_summary.txt  one line per test suite (exit status, time, counts)
+#   test_gpu_<suite>.log/.xml  each suite's own run of test_gpu
+#   bench.log      bench/gpu/run_gpu_bench.sh, appended to (skipped with
+#                  GPU_BENCH=0; GPU_TESTS=0 runs the benchmark alone)
 # Exit status: that of the tests.
 #
 # The packed libraries are put on the library path of LeanCaffe's own
@@ -41,12 +43,29 @@ if $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -q "not found"; then
   grep "not found" "$OUT/env.txt"
   exit 2
 fi
-$LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_output="xml:$OUT/test_gpu.xml" \
-  ${GPU_TEST_FILTER:+--gtest_filter=$GPU_TEST_FILTER} > "$OUT/test_gpu.log" 2>&1
-status=$?
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran" "$OUT/test_gpu.log" | tail -30
+# One process per test suite, so a crash in one (a bad kernel launch can
+# poison the CUDA context) leaves the others their own run; each under
+# GPU_SUITE_TIMEOUT seconds.  GPU_TEST_FILTER: gtest filters separated
+# by spaces, one process each, instead of one per suite.
+status=0
+if [ "${GPU_TESTS:-1}" != 0 ]; then
+filters="${GPU_TEST_FILTER:-$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
+  | grep -v '^ ' | sed 's/\.$/.*/')}"
+for filter in $filters; do
+  name="$(echo "$filter" | tr -c 'A-Za-z0-9_\n' _)"
+  start=$(date +%s)
+  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN .gpu/bin/test_gpu \
+    --gtest_filter="$filter" \
+    --gtest_output="xml:$OUT/test_gpu_$name.xml" > "$OUT/test_gpu_$name.log" 2>&1
+  rc=$?
+  echo "$filter: exit $rc in $(( $(date +%s) - start )) s;" \
+    "$(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]|^\[  SKIPPED \] [0-9]' \
+       "$OUT/test_gpu_$name.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \] [A-Z]' "$OUT/test_gpu_$name.log" | head -20
+done | tee "$OUT/test_gpu_summary.txt"
+grep -q "exit [^0]" "$OUT/test_gpu_summary.txt" && status=1
+fi
 if [ "${GPU_BENCH:-1}" != 0 ] && [ -x bench/gpu/run_gpu_bench.sh ]; then
-  bash bench/gpu/run_gpu_bench.sh > "$OUT/bench.log" 2>&1
-  tail -40 "$OUT/bench.log"
+  bash bench/gpu/run_gpu_bench.sh 2>&1 | tee -a "$OUT/bench.log"
 fi
 exit $status

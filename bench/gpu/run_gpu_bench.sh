@@ -10,14 +10,22 @@
 #  2. The largest ResNet-50 batch whose forward+backward runs: LeanCaffe
 #     plain, with mem_param (level 2), with SQRT recomputation; PyTorch
 #     plain and with checkpoint_sequential (4 segments).  Doubling, then
-#     bisection to within BATCH_STEP images.
-# PARTS: which sections run ("time largest" by default).
+#     bisection to within BATCH_STEP images (PyTorch's in one process).
+# PARTS: which sections run ("time largest" by default).  SPECS: the
+# timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (plain, mem,
+# sqrt, as make_nets.py); TF32: PyTorch's settings timed (0, 1); LARGEST:
+# the variants whose largest batch is searched.  Smaller sets fit a short
+# device lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PARTS="${PARTS:-time largest}"
 REPS="${REPS:-3}"
 ITERS="${ITERS:-5}"
 BATCH_STEP="${BATCH_STEP:-16}"
+SPECS="${SPECS:-caffenet:256 googlenet:128 vgg16:64 resnet50:64}"
+VARIANTS="${VARIANTS:-plain}"
+TF32="${TF32:-0 1}"
+LARGEST="${LARGEST:-lean:plain lean:mem lean:sqrt torch:0 torch:1}"
 NETS_DIR="$(mktemp -d)"
 CAFFE="${LEANCAFFE_RUN:-} .gpu/bin/caffe"
 
@@ -30,30 +38,36 @@ $(echo "$log" | sed -n 's/.*Peak GPU memory allocated: \([0-9]*\) bytes.*/\1/p')
 }
 
 if [[ " $PARTS " == *" time "* ]]; then
-echo "== forward+backward, ms per iteration (median of $REPS runs of $ITERS)"
-for spec in caffenet:256 googlenet:128 vgg16:64 resnet50:64; do
+echo "== forward+backward, ms per iteration ($REPS runs of $ITERS each)"
+# Each run is printed as it ends, so a run cut short by a lease's limit
+# still leaves its finished measurements in the log.
+for spec in $SPECS; do
   net=${spec%%:*}; batch=${spec##*:}
-  proto="$(python3 bench/gpu/make_nets.py "$NETS_DIR" "$net:$batch")"
-  lean=(); t0=(); t1=()
   for rep in $(seq "$REPS"); do
-    lean+=("$(lean_ms "$proto")")
-    t0+=("$(python3 bench/gpu/torch_train.py time "$net" "$batch" "$ITERS" 0)")
-    t1+=("$(python3 bench/gpu/torch_train.py time "$net" "$batch" "$ITERS" 1)")
+    for variant in $VARIANTS; do
+      proto="$(python3 bench/gpu/make_nets.py "$NETS_DIR" "$net:$batch:$variant")"
+      start=$(date +%s)
+      echo "$net b$batch run $rep leancaffe $variant (ms peak_bytes):" \
+        "$(lean_ms "$proto") [$(( $(date +%s) - start )) s]"
+    done
+    for tf32 in $TF32; do
+      start=$(date +%s)
+      echo "$net b$batch run $rep pytorch tf32=$tf32:" \
+        "$(python3 bench/gpu/torch_train.py time "$net" "$batch" "$ITERS" "$tf32")" \
+        "[$(( $(date +%s) - start )) s]"
+    done
   done
-  echo "$net b$batch"
-  printf '  leancaffe runs (ms peak_bytes): %s\n' "${lean[*]}"
-  printf '  pytorch tf32 off: %s\n' "${t0[*]}"
-  printf '  pytorch tf32 on:  %s\n' "${t1[*]}"
 done
 fi
 
 fits_lean() {  # variant batch
-  local proto
+  local proto start ok=0
   proto="$(python3 bench/gpu/make_nets.py "$NETS_DIR" "resnet50:$2:$1")"
-  $CAFFE time --gpu=0 --model="$proto" --iterations=1 > /dev/null 2>&1
-}
-fits_torch() {  # checkpoint batch
-  python3 bench/gpu/torch_train.py fits resnet50 "$2" "$1" > /dev/null 2>&1
+  start=$(date +%s)
+  $CAFFE time --gpu=0 --model="$proto" --iterations=1 > /dev/null 2>&1 || ok=1
+  echo "  leancaffe $1 b$2: $([ $ok = 0 ] && echo runs || echo fails)" \
+    "[$(( $(date +%s) - start )) s]" >&2
+  return $ok
 }
 largest() {  # fits-function arg
   local lo=0 hi=64
@@ -66,10 +80,14 @@ largest() {  # fits-function arg
 }
 if [[ " $PARTS " == *" largest "* ]]; then
 echo "== largest ResNet-50 batch (forward+backward runs; within $BATCH_STEP)"
-echo "leancaffe plain:     $(largest fits_lean plain)"
-echo "leancaffe mem_param: $(largest fits_lean mem)"
-echo "leancaffe SQRT:      $(largest fits_lean sqrt)"
-echo "pytorch plain:       $(largest fits_torch 0)"
-echo "pytorch checkpoint:  $(largest fits_torch 1)"
+for which in $LARGEST; do
+  kind=${which%%:*}; arg=${which##*:}
+  if [ "$kind" = lean ]; then
+    echo "leancaffe $arg: $(largest fits_lean "$arg")"
+  else
+    echo "pytorch checkpoint=$arg: $(python3 bench/gpu/torch_train.py \
+      largest resnet50 "$BATCH_STEP" "$arg" | sed -n 's/largest=//p')"
+  fi
+done
 fi
 rm -rf "$NETS_DIR"

@@ -6,6 +6,7 @@ checkpoint_sequential.
 
   python3 bench/gpu/torch_train.py time NET BATCH ITERS TF32(0|1)
   python3 bench/gpu/torch_train.py fits NET BATCH CHECKPOINT(0|1)
+  python3 bench/gpu/torch_train.py largest NET STEP CHECKPOINT(0|1)
 
 `time` prints "ms_per_iter=<median> min=<min> peak_bytes=<n>": ITERS timed
 forward+backward passes (no optimizer step, as `caffe time`), after two
@@ -14,6 +15,7 @@ forward+backward pass of that batch runs, 3 when it runs out of memory.
 torchvision's nets stand in for models/: alexnet for CaffeNet (no LRN,
 no groups), googlenet (with batch norm, unlike BVLC's), vgg16, resnet50.
 """
+import gc
 import statistics
 import sys
 import time
@@ -47,9 +49,56 @@ def step(model, x, y, loss_fn, checkpoint):
     loss.backward()
 
 
+def fits_in_process(model, net, batch, checkpoint, dev):
+    loss_fn = nn.CrossEntropyLoss()
+    ok = True
+    try:
+        x = torch.randn(batch, 3, SIZE[net], SIZE[net], device=dev,
+                        requires_grad=checkpoint)
+        y = torch.ones(batch, dtype=torch.long, device=dev)
+        step(model, x, y, loss_fn, checkpoint)
+        torch.cuda.synchronize()
+    except torch.OutOfMemoryError:
+        ok = False
+    x = y = None
+    model.zero_grad(set_to_none=True)
+    gc.collect()
+    torch.cuda.empty_cache()
+    return ok
+
+
+def without_inplace(model):
+    # torchvision's ReLUs work in place; checkpoint_sequential then finds a
+    # saved tensor changed when it replays a segment (seen on the H100).
+    for module in model.modules():
+        if isinstance(module, nn.ReLU):
+            module.inplace = False
+    return model
+
+
+def largest(net, batch_step, checkpoint):
+    dev = torch.device('cuda')
+    model = NETS[net]().to(dev).train()
+    if checkpoint:
+        without_inplace(model)
+    lo, hi = 0, 64
+    while fits_in_process(model, net, hi, checkpoint, dev):
+        lo, hi = hi, hi * 2
+    while hi - lo > batch_step:
+        mid = (lo + hi) // 2
+        if fits_in_process(model, net, mid, checkpoint, dev):
+            lo = mid
+        else:
+            hi = mid
+    print('largest=%d' % lo)
+
+
 def main():
     mode, net, batch = sys.argv[1], sys.argv[2], int(sys.argv[3])
     torch.backends.cudnn.benchmark = True
+    if mode == 'largest':
+        largest(net, batch, sys.argv[4] == '1')
+        return
     dev = torch.device('cuda')
     model = NETS[net]().to(dev).train()
     x = torch.randn(batch, 3, SIZE[net], SIZE[net], device=dev,
@@ -58,6 +107,8 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     if mode == 'fits':
         checkpoint = sys.argv[4] == '1'
+        if checkpoint:
+            without_inplace(model)
         x.requires_grad_(checkpoint)  # checkpointing needs a graph input
         try:
             step(model, x, y, loss_fn, checkpoint)

@@ -30,9 +30,11 @@ struct Trajectory {
   size_t unshared_bytes = 0;
 };
 
-inline Trajectory TrainTrajectory(
-    NetParameter net, const MemoryOptimizationParameter* mp, int iters,
-    const std::function<void(Net<float>*)>& prepare = nullptr) {
+// The solver every trajectory trains with: SGD, fixed seed, momentum and
+// weight decay, `mp` as the net's mem_param (none when null).
+inline SolverParameter TrajectorySolver(NetParameter net,
+                                        const MemoryOptimizationParameter* mp,
+                                        int iters) {
   if (mp) {
     net.mutable_mem_param()->CopyFrom(*mp);
   } else {
@@ -48,8 +50,14 @@ inline Trajectory TrainTrajectory(
   sp.set_display(0);
   sp.set_random_seed(1701);
   sp.set_snapshot_after_train(false);
+  return sp;
+}
+
+inline Trajectory TrainTrajectory(
+    const NetParameter& net, const MemoryOptimizationParameter* mp, int iters,
+    const std::function<void(Net<float>*)>& prepare = nullptr) {
   std::unique_ptr<Solver<float> > solver(
-      SolverRegistry<float>::CreateSolver(sp));
+      SolverRegistry<float>::CreateSolver(TrajectorySolver(net, mp, iters)));
   if (prepare) prepare(solver->net().get());
   Trajectory t;
   for (int i = 0; i < iters; ++i) {

@@ -29,6 +29,7 @@ struct LayerCase {
   std::vector<int> shape;     // of each bottom
   int bottoms;
   int tops = 0;               // 0: one, or one per bottom when several
+  bool in_place = false;      // the top is bottom 0 (as nets write it)
 };
 
 void PrintTo(const LayerCase& c, std::ostream* os) { *os << c.name; }
@@ -182,6 +183,37 @@ const LayerCase kCases[] = {
      {2, 3, 4, 5}, 1},
     {"MVNMeanOnly", R"(type: "MVN" mvn_param { normalize_variance: false })",
      {2, 3, 4, 5}, 1},
+    // ResNet's BatchNorm -> Scale (with bias) chain, out of place and in
+    // place (where Scale keeps its own copy of the input).
+    {"BatchNorm", R"(type: "BatchNorm")", {2, 3, 4, 5}, 1},
+    {"BatchNormInPlace", R"(type: "BatchNorm")", {2, 3, 4, 5}, 1, 0, true},
+    {"BatchNormGlobalStats", R"(type: "BatchNorm" batch_norm_param {
+       use_global_stats: true })", {2, 3, 4, 5}, 1},
+    {"BatchNormOneImage", R"(type: "BatchNorm")", {1, 4, 7, 7}, 1, 0, true},
+    {"ScaleWithBias", R"(type: "Scale" scale_param { bias_term: true
+       filler { type: "gaussian" std: 0.5 }
+       bias_filler { type: "gaussian" std: 0.5 } })", {2, 3, 4, 5}, 1},
+    {"ScaleWithBiasInPlace", R"(type: "Scale" scale_param { bias_term: true
+       filler { type: "gaussian" std: 0.5 }
+       bias_filler { type: "gaussian" std: 0.5 } })",
+     {2, 3, 4, 5}, 1, 0, true},
+    {"ScaleTwoBottoms", R"(type: "Scale" scale_param { axis: 0 })",
+     {2, 3, 4, 5}, 2, 1},
+    {"Bias", R"(type: "Bias" bias_param { filler { type: "gaussian"
+       std: 0.5 } })", {2, 3, 4, 5}, 1},
+    {"ReLUInPlace", R"(type: "ReLU")", {2, 3, 5, 4}, 1, 0, true},
+    {"EltwiseSumCoeff", R"(type: "Eltwise" eltwise_param { operation: SUM
+       coeff: 0.5 coeff: -2 })", {2, 3, 4, 4}, 2},
+    {"EltwiseProd", R"(type: "Eltwise" eltwise_param { operation: PROD })",
+     {2, 3, 4, 4}, 2},
+    {"Concat", R"(type: "Concat" concat_param { axis: 1 })", {2, 3, 2, 2}, 2,
+     1},
+    {"Split", R"(type: "Split")", {2, 3, 2, 2}, 1, 2},
+    {"Flatten", R"(type: "Flatten")", {2, 3, 2, 2}, 1},
+    {"Convolution1x1Stride2", R"(type: "Convolution" convolution_param {
+       num_output: 6 kernel_size: 1 stride: 2 bias_term: false
+       weight_filler { type: "gaussian" std: 0.3 } })",
+     {2, 4, 7, 7}, 1},
 };
 
 int TopCount(const LayerCase& c, const LayerParameter& param) {
@@ -221,6 +253,10 @@ RunResult<Dtype> Run(const LayerCase& c, Caffe::Brew mode) {
   }
   const int tops = TopCount(c, param);
   for (int i = 0; i < tops; ++i) {
+    if (c.in_place && i == 0) {
+      top.push_back(bottom[0]);
+      continue;
+    }
     owned.emplace_back(new Blob<Dtype>());
     top.push_back(owned.back().get());
   }
@@ -283,7 +319,9 @@ TEST_P(GpuLayerTest, DoubleMatchesCpu) {
   CompareCase<double>(GetParam());
 }
 
-// Finite differences in GPU mode (double, as Caffe's checks).
+// Finite differences in GPU mode (double, as Caffe's checks), out of place
+// even for in-place cases: the checker perturbs the input and reruns the
+// forward, which needs the input intact.
 TEST_P(GpuLayerTest, GradientCheck) {
   SKIP_WITHOUT_GPU();
   const LayerCase& c = GetParam();
