@@ -47,6 +47,12 @@ fi
 # poison the CUDA context) leaves the others their own run; each under
 # GPU_SUITE_TIMEOUT seconds.  GPU_TEST_FILTER: gtest filters separated
 # by spaces, one process each, instead of one per suite.
+# GPU_SANITIZER: a compute-sanitizer tool (memcheck, initcheck, racecheck,
+# synccheck) to run each suite under; it fails the suite on any report.
+SANITIZER=""
+if [ -n "${GPU_SANITIZER:-}" ]; then
+  SANITIZER="compute-sanitizer --tool $GPU_SANITIZER --error-exitcode 9"
+fi
 status=0
 if [ "${GPU_TESTS:-1}" != 0 ]; then
 filters="${GPU_TEST_FILTER:-$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
@@ -54,7 +60,7 @@ filters="${GPU_TEST_FILTER:-$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_test
 for filter in $filters; do
   name="$(echo "$filter" | tr -c 'A-Za-z0-9_\n' _)"
   start=$(date +%s)
-  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN .gpu/bin/test_gpu \
+  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN $SANITIZER .gpu/bin/test_gpu \
     --gtest_filter="$filter" \
     --gtest_output="xml:$OUT/test_gpu_$name.xml" > "$OUT/test_gpu_$name.log" 2>&1
   rc=$?
