@@ -25,7 +25,10 @@
 // mask top, AVE windows running past H + pad) uses the loops here.
 //
 // Memory: MAX and STOCHASTIC-train keep an int argmax per output element
-// (InternalBytes()); with oneDNN (CPU mode when shaped) the buffer holds
+// (InternalBytes()) -- MAX only where its backward runs or its mask top is
+// asked for, so a forward-only net (a TEST net under mem_param, layers no
+// loss depends on) keeps none and oneDNN runs its inference primitive;
+// with oneDNN (CPU mode when shaped) the buffer holds
 // oneDNN's workspace instead, the argmax within each window, sized as
 // oneDNN asks (a byte per output for windows under 256 elements); per-call
 // scratch goes in the shared workspace (util/parallel.hpp).  Backward never reads the optional mask
@@ -108,12 +111,15 @@ class PoolingLayer : public Layer<Dtype> {
                PoolingParameter_PoolMethod_STOCHASTIC &&
            this->phase_ == TEST;
   }
+  // MAX keeps its argmax for backward, or for the mask top; where neither
+  // will read it (a forward-only net) it keeps none.
   bool UsesMask() const {
     const PoolingParameter_PoolMethod pool =
         this->layer_param_.pooling_param().pool();
-    return pool == PoolingParameter_PoolMethod_MAX ||
-           (pool == PoolingParameter_PoolMethod_STOCHASTIC &&
-            this->phase_ != TEST);
+    if (pool == PoolingParameter_PoolMethod_MAX)
+      return this->backward_runs() || mask_top_;
+    return pool == PoolingParameter_PoolMethod_STOCHASTIC &&
+           this->phase_ != TEST;
   }
 
   int kernel_h_ = 0, kernel_w_ = 0;
@@ -123,6 +129,7 @@ class PoolingLayer : public Layer<Dtype> {
   int height_ = 0, width_ = 0;
   int pooled_height_ = 0, pooled_width_ = 0;
   bool global_pooling_ = false;
+  bool mask_top_ = false;  // MAX's second top, the argmax (last Reshape)
   // Per output element: the chosen input's index within its H x W plane
   // (with oneDNN: oneDNN's workspace, which fits in the same bytes).
   Blob<int> mask_;

@@ -14,7 +14,9 @@
 //    (include_padding).  MAX ignores padding in both.
 //  * MAX keeps oneDNN's workspace (the argmax within each window) from
 //    Forward to Backward in caller-owned memory of MaskBytes() bytes;
-//    Backward needs only top diff and that mask.  Per-call scratch lives in
+//    Backward needs only top diff and that mask.  A shape made with
+//    training = false (no backward will run) keeps no workspace and has
+//    no Backward.  Per-call scratch lives in
 //    the shared workspace (ScratchBytes()).
 //  * Backward overwrites bottom diff.  Overlapping windows add their
 //    gradients; the work split is static, so results are deterministic.
@@ -36,6 +38,9 @@ struct DnnlPoolShape {
   int stride_h = 1, stride_w = 1;
   int pad_h = 0, pad_w = 0;
   bool max = true;  // MAX, else AVE
+  // False when no backward will run: a forward_inference primitive, which
+  // keeps no argmax workspace (MaskBytes() 0) and has no Backward.
+  bool training = true;
 
   bool operator==(const DnnlPoolShape& o) const;
 };

@@ -47,7 +47,7 @@ struct MaxPoolForward {
           best_index = h * g.width + w;
         }
     y[index] = best;
-    mask[index] = best_index;
+    if (mask) mask[index] = best_index;  // null: no backward will read it
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
 };

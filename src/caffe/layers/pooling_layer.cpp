@@ -135,6 +135,7 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
       << bottom[0]->shape_string();
   top[0]->Reshape(num_, channels_, pooled_height_, pooled_width_);
   if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
+  mask_top_ = top.size() > 1;
   // The engine first: the mask is sized for the one that will fill it.
   SelectEngine(top);
   // oneDNN's scratchpad is per-call scratch the memory plan may place.
@@ -177,6 +178,7 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   s.pad_h = pad_h_;
   s.pad_w = pad_w_;
   s.max = max;
+  s.training = this->backward_runs();
   for (const auto& c : dnnl_cache_) {
     if (c->shape() == s) {
       dnnl_ = c;
@@ -248,7 +250,7 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
                   best_index = h * width_ + w;
                 }
             top_data[out_index] = best;
-            mask[out_index] = best_index;
+            if (mask) mask[out_index] = best_index;
             break;
           }
           case PoolingParameter_PoolMethod_AVE: {

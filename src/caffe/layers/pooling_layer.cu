@@ -29,13 +29,14 @@ void PoolingLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
   const long n = top[0]->count();
   // Sized for oneDNN when the net was shaped in CPU mode: the kernels
   // keep Caffe's int per output.
-  if (mask_.count() < n) mask_.Reshape(vector<int>{static_cast<int>(n)});
+  const bool mask = UsesMask();
+  if (mask && mask_.count() < n)
+    mask_.Reshape(vector<int>{static_cast<int>(n)});
   if (this->layer_param_.pooling_param().pool() ==
       PoolingParameter_PoolMethod_MAX) {
-    ForEachGpu(n, MaxPoolForward<Dtype>{bottom[0]->gpu_data(),
-                                        top[0]->mutable_gpu_data(),
-                                        mask_.mutable_gpu_data(),
-                                        Geometry()});
+    ForEachGpu(n, MaxPoolForward<Dtype>{
+                      bottom[0]->gpu_data(), top[0]->mutable_gpu_data(),
+                      mask ? mask_.mutable_gpu_data() : nullptr, Geometry()});
   } else {
     ForEachGpu(n, AvePoolForward<Dtype>{bottom[0]->gpu_data(),
                                         top[0]->mutable_gpu_data(),

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -185,6 +186,50 @@ TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
   test.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(test.Memory().backward_reads, kReadsBottomData);
   EXPECT_EQ(test.InternalBytes(), 0u);
+}
+
+// Where no backward will run (Net::set_backward_runs(false): a TEST net
+// under mem_param, layers no loss depends on), MAX keeps no argmax (and
+// oneDNN runs its inference primitive), computing the same top bit for
+// bit; a mask top still gets its mask.
+TYPED_TEST(PoolingLayerTest, MaxKeepsNoMaskWhereNoBackwardRuns) {
+  typedef TypeParam Dtype;
+  const LayerParameter p =
+      this->Param(PoolingParameter_PoolMethod_MAX, 3, 2, 1);
+  PoolingLayer<Dtype> training(p);
+  training.SetUp(this->bottom_vec_, this->top_vec_);
+  training.Forward(this->bottom_vec_, this->top_vec_);
+  const vector<Dtype> expected(this->top_->cpu_data(),
+                               this->top_->cpu_data() + this->top_->count());
+  EXPECT_GT(training.InternalBytes(), 0u);
+
+  Blob<Dtype> top;
+  vector<Blob<Dtype>*> tops{&top};
+  PoolingLayer<Dtype> forward_only(p);
+  forward_only.set_backward_runs(false);
+  forward_only.SetUp(this->bottom_vec_, tops);
+  forward_only.Forward(this->bottom_vec_, tops);
+  EXPECT_EQ(forward_only.InternalBytes(), 0u);
+  EXPECT_EQ(forward_only.UsesDnnl(), training.UsesDnnl());
+  ASSERT_EQ(top.count(), static_cast<int>(expected.size()));
+  EXPECT_EQ(0, memcmp(top.cpu_data(), expected.data(),
+                      expected.size() * sizeof(Dtype)));
+
+  Blob<Dtype> with_mask_top, mask_top;
+  vector<Blob<Dtype>*> two_tops{&with_mask_top, &mask_top};
+  PoolingLayer<Dtype> asked(p);
+  asked.set_backward_runs(false);
+  asked.SetUp(this->bottom_vec_, two_tops);
+  asked.Forward(this->bottom_vec_, two_tops);
+  EXPECT_EQ(asked.InternalBytes(), sizeof(int) * mask_top.count());
+  EXPECT_EQ(0, memcmp(with_mask_top.cpu_data(), expected.data(),
+                      expected.size() * sizeof(Dtype)));
+  vector<Dtype> ref;
+  vector<int> argmax;
+  RefPool(*this->bottom_, true, 3, 3, 2, 2, 1, 1, with_mask_top.height(),
+          with_mask_top.width(), &ref, &argmax);
+  for (int i = 0; i < mask_top.count(); ++i)
+    EXPECT_EQ(argmax[i], mask_top.cpu_data()[i]) << i;
 }
 
 TYPED_TEST(PoolingLayerTest, RoundModes) {

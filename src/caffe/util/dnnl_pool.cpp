@@ -16,7 +16,7 @@ bool DnnlPoolShape::operator==(const DnnlPoolShape& o) const {
          out_width == o.out_width && kernel_h == o.kernel_h &&
          kernel_w == o.kernel_w && stride_h == o.stride_h &&
          stride_w == o.stride_w && pad_h == o.pad_h && pad_w == o.pad_w &&
-         max == o.max;
+         max == o.max && training == o.training;
 }
 
 #ifdef USE_DNNL
@@ -38,7 +38,7 @@ DnnlPool::~DnnlPool() {}
 
 const DnnlPoolShape& DnnlPool::shape() const { return impl_->s; }
 size_t DnnlPool::MaskBytes() const {
-  return impl_->s.max ? impl_->mask.get_size() : 0;
+  return impl_->s.max && impl_->s.training ? impl_->mask.get_size() : 0;
 }
 size_t DnnlPool::ScratchBytes() const { return impl_->scratch_bytes; }
 
@@ -80,23 +80,25 @@ std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape& s) {
     const memory::dims pad_after = {pad_b, pad_r};
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::pooling_forward::desc fdesc(dnnl::prop_kind::forward_training, alg,
-                                      m.src, m.dst, strides, kernel, pad_l,
-                                      pad_after);
+    dnnl::pooling_forward::desc fdesc(
+        s.training ? dnnl::prop_kind::forward_training
+                   : dnnl::prop_kind::forward_inference,
+        alg, m.src, m.dst, strides, kernel, pad_l, pad_after);
     dnnl::pooling_forward::primitive_desc fpd(fdesc, attr, eng);
-    dnnl::pooling_backward::desc bdesc(alg, m.src, m.dst, strides, kernel,
-                                       pad_l, pad_after);
-    dnnl::pooling_backward::primitive_desc bpd(bdesc, attr, eng, fpd);
-    if (fpd.dst_desc() != m.dst || bpd.diff_src_desc() != m.src) {
-      return nullptr;
-    }
+    if (fpd.dst_desc() != m.dst) return nullptr;
     m.mask = fpd.workspace_desc();
     m.fwd_scratch = fpd.scratchpad_desc();
-    m.bwd_scratch = bpd.scratchpad_desc();
-    m.scratch_bytes =
-        std::max(m.fwd_scratch.get_size(), m.bwd_scratch.get_size());
+    m.scratch_bytes = m.fwd_scratch.get_size();
     m.fwd = dnnl::pooling_forward(fpd);
-    m.bwd = dnnl::pooling_backward(bpd);
+    if (s.training) {
+      dnnl::pooling_backward::desc bdesc(alg, m.src, m.dst, strides, kernel,
+                                         pad_l, pad_after);
+      dnnl::pooling_backward::primitive_desc bpd(bdesc, attr, eng, fpd);
+      if (bpd.diff_src_desc() != m.src) return nullptr;
+      m.bwd_scratch = bpd.scratchpad_desc();
+      m.scratch_bytes = std::max(m.scratch_bytes, m.bwd_scratch.get_size());
+      m.bwd = dnnl::pooling_backward(bpd);
+    }
   } catch (const dnnl::error& e) {
     LOG(INFO) << "oneDNN cannot run this pooling (" << e.what()
               << "); using Caffe's loops";
@@ -113,7 +115,8 @@ void DnnlPool::Forward(const float* x, float* y, void* mask,
       {DNNL_ARG_SRC, memory(m.src, eng, const_cast<float*>(x))},
       {DNNL_ARG_DST, memory(m.dst, eng, y)},
       {DNNL_ARG_SCRATCHPAD, memory(m.fwd_scratch, eng, scratch)}};
-  if (m.s.max) args[DNNL_ARG_WORKSPACE] = memory(m.mask, eng, mask);
+  if (m.s.max && m.s.training)
+    args[DNNL_ARG_WORKSPACE] = memory(m.mask, eng, mask);
   m.fwd.execute(DnnlStream(), args);
   DnnlStream().wait();
 }
