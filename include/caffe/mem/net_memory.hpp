@@ -29,6 +29,7 @@
 #ifndef CAFFE_MEM_NET_MEMORY_HPP_
 #define CAFFE_MEM_NET_MEMORY_HPP_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -137,6 +138,7 @@ class NetMemory : public StepHook {
   const MemoryOptimizationParameter& param() const { return param_; }
 
  private:
+  bool ScanHandsOver(int first_step, int last_step) const;
   void SetSegments(const std::vector<int>& boundaries);
   mem::Analysis AnalyzeNow() const;
   std::vector<int> ChooseBoundaries();
@@ -161,6 +163,10 @@ class NetMemory : public StepHook {
   mem::RecomputeFacts facts_;
   mem::Analysis analysis_;
   mem::Plan plan_;
+  // HandsOverWithin's answers for plan_, by (first_step, last_step): asked
+  // for the same chains every pass, and an answer costs a scan of the
+  // requests.  Cleared by Plan().
+  mutable std::map<std::pair<int, int>, bool> hands_over_;
   // The schedule and where each layer's steps are in it.
   std::vector<mem::Segment> segments_;
   std::vector<mem::Step> schedule_;

@@ -244,6 +244,13 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
 }
 
 bool NetMemory::HandsOverWithin(int first_step, int last_step) const {
+  const std::pair<int, int> key(first_step, last_step);
+  const auto known = hands_over_.find(key);
+  if (known != hands_over_.end()) return known->second;
+  return hands_over_[key] = ScanHandsOver(first_step, last_step);
+}
+
+bool NetMemory::ScanHandsOver(int first_step, int last_step) const {
   const std::vector<mem::BufferRequest>& q = analysis_.requests;
   const std::vector<mem::Buffer>& buffers = analysis_.buffers;
   const std::vector<mem::Placement>& at = plan_.placements;
@@ -284,6 +291,7 @@ void NetMemory::Plan() {
   SetSegments(boundaries);
   analysis_ = AnalyzeNow();
   plan_ = mem::MakePlan(analysis_.requests, param_.level());
+  hands_over_.clear();
   // "Unshared" is what Caffe 1.0 would allocate: each buffer once, not
   // once per lifetime.
   for (size_t i = 0; i < analysis_.buffers.size(); ++i)

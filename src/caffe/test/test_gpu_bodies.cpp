@@ -42,21 +42,12 @@ const ConvCase kConvCases[] = {
 };
 
 ConvGeometry Geometry(const ConvCase& c) {
-  ConvGeometry g;
-  g.channels = c.C;
-  g.height = c.H;
-  g.width = c.W;
-  g.kernel_h = c.kh;
-  g.kernel_w = c.kw;
-  g.pad_h = c.ph;
-  g.pad_w = c.pw;
-  g.stride_h = c.sh;
-  g.stride_w = c.sw;
-  g.dilation_h = c.dh;
-  g.dilation_w = c.dw;
-  g.height_col = OutDim(c.H, c.kh, c.ph, c.sh, c.dh);
-  g.width_col = OutDim(c.W, c.kw, c.pw, c.sw, c.dw);
-  return g;
+  const int im[] = {c.H, c.W};
+  const int col[] = {OutDim(c.H, c.kh, c.ph, c.sh, c.dh),
+                     OutDim(c.W, c.kw, c.pw, c.sw, c.dw)};
+  const int kernel[] = {c.kh, c.kw}, pad[] = {c.ph, c.pw};
+  const int stride[] = {c.sh, c.sw}, dilation[] = {c.dh, c.dw};
+  return MakeConvGeometry(c.C, im, col, kernel, pad, stride, dilation);
 }
 
 TEST(GpuBodiesTest, Im2ColBodyEqualsIm2colCpu) {
