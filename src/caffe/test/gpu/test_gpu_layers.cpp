@@ -389,6 +389,33 @@ TEST(GpuThresholdTest, ForwardMatchesCpu) {
   EXPECT_GT(std::count(out[0].begin(), out[0].end(), 1.0f), 10);
 }
 
+// MAX pooling whose backward never runs keeps no argmax: the GPU kernel
+// then writes none, and its top is the CPU's.
+TEST(GpuPoolingTest, ForwardOnlyMaxMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  LayerParameter param;
+  CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "p" type: "Pooling" pooling_param { pool: MAX kernel_size: 3
+         stride: 2 pad: 1 })",
+      &param));
+  std::vector<std::vector<float> > out;
+  for (Caffe::Brew mode : {Caffe::CPU, Caffe::GPU}) {
+    ModeScope scope(mode);
+    Blob<float> bottom(std::vector<int>{2, 3, 7, 8}), top;
+    for (int i = 0; i < bottom.count(); ++i)
+      bottom.mutable_cpu_data()[i] = std::sin(1.3 * i);
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
+    std::shared_ptr<Layer<float> > layer =
+        LayerRegistry<float>::CreateLayer(param);
+    layer->set_backward_runs(false);
+    layer->SetUp(b, t);
+    layer->Forward(b, t);
+    EXPECT_EQ(layer->InternalBytes(), 0u);
+    out.emplace_back(top.cpu_data(), top.cpu_data() + top.count());
+  }
+  EXPECT_EQ(out[1], out[0]);
+}
+
 // Embed's bottom holds indices, which take no gradient, so it is not a
 // case above: lookups (some repeated, so table rows add several
 // gradients) and the weight and bias gradients on the GPU against the CPU.
