@@ -178,7 +178,10 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   s.pad_h = pad_h_;
   s.pad_w = pad_w_;
   s.max = max;
-  s.training = this->backward_runs();
+  // Inference only for MAX, whose result is exact whichever kernel oneDNN
+  // picks; AVE keeps no workspace either way and keeps its one kernel, so a
+  // planned forward-only net adds in the order an unplanned one does.
+  s.training = !max || this->backward_runs();
   for (const auto& c : dnnl_cache_) {
     if (c->shape() == s) {
       dnnl_ = c;
