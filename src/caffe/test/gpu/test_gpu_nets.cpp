@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,18 @@ void ExpectFollows(const Trajectory& gpu, const Trajectory& cpu,
 Trajectory TrainIn(Caffe::Brew mode, const NetParameter& net,
                    const MemoryOptimizationParameter* mp, int iters) {
   ModeScope scope(mode);
-  return TrainTrajectory(net, mp, iters);
+  try {
+    return TrainTrajectory(net, mp, iters);
+  } catch (const std::exception& e) {
+    // Say which of a test's runs failed: the first GPU run's LSTM NaN
+    // could not tell the plain run from the mem_param one.
+    throw std::runtime_error(
+        std::string(mode == Caffe::GPU ? "GPU" : "CPU") + " training of '" +
+        net.name() + "' " +
+        (mp ? "with mem_param { " + mp->ShortDebugString() + " }"
+            : "without mem_param") +
+        ": " + e.what());
+  }
 }
 
 class GpuZooTest : public ::testing::TestWithParam<ZooModel> {};
