@@ -153,6 +153,11 @@ class NetMemory : public StepHook {
   std::vector<bool> KeepWhatFits(const std::vector<int>& boundaries,
                                  size_t budget);
   size_t PlannedBytes(const std::vector<int>& boundaries);
+  // PlannedBytes's answers for the current facts_, by boundaries: the
+  // choice of segments and Plan() itself ask for some splits more than
+  // once (the unsplit net, the chosen split).  SetFacts clears them.
+  std::map<std::vector<int>, size_t> planned_bytes_;
+  void SetFacts(mem::RecomputeFacts facts);
   void DetachRequested();
 
   const mem::GraphSource* source_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "caffe/mem/guard.hpp"
 
@@ -52,9 +53,18 @@ mem::Analysis NetMemory::AnalyzeNow() const {
   return mem::Analyze(graph_, schedule_, options);
 }
 
+void NetMemory::SetFacts(mem::RecomputeFacts facts) {
+  facts_ = std::move(facts);
+  planned_bytes_.clear();  // plans depend on what may be recomputed
+}
+
 size_t NetMemory::PlannedBytes(const std::vector<int>& boundaries) {
+  const auto known = planned_bytes_.find(boundaries);
+  if (known != planned_bytes_.end()) return known->second;
   SetSegments(boundaries);
-  return mem::MakePlan(AnalyzeNow().requests, param_.level()).total_bytes();
+  return planned_bytes_[boundaries] =
+             mem::MakePlan(AnalyzeNow().requests, param_.level())
+                 .total_bytes();
 }
 
 std::vector<int> NetMemory::CheckpointBoundaries() const {
@@ -178,7 +188,7 @@ std::vector<int> NetMemory::ChooseBoundaries() {
       std::vector<bool> best_keep;
       double best_cost = 0;
       for (const auto& f : by_cost) {
-        facts_ = all_recomputed;
+        SetFacts(all_recomputed);
         const std::vector<bool> keep = KeepWhatFits(f.second, budget);
         const double cost = ExtraCost(f.second);
         if (best.empty() || cost < best_cost) {
@@ -187,7 +197,7 @@ std::vector<int> NetMemory::ChooseBoundaries() {
           best_cost = cost;
         }
       }
-      facts_ = mem::StudyRecompute(graph_, best_keep);
+      SetFacts(mem::StudyRecompute(graph_, best_keep));
       return best;
     }
   }
@@ -226,7 +236,7 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
   for (int layer : order) {
     if (misses >= kMaxMisses) break;
     keep[layer] = true;
-    facts_ = mem::StudyRecompute(graph_, keep);
+    SetFacts(mem::StudyRecompute(graph_, keep));
     const std::vector<int>& c = facts_.boundary_candidates;
     bool still_cuts = true;
     for (int b : boundaries)
@@ -239,7 +249,7 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
       misses = 0;
     }
   }
-  facts_ = mem::StudyRecompute(graph_, keep);
+  SetFacts(mem::StudyRecompute(graph_, keep));
   return keep;
 }
 
@@ -284,8 +294,8 @@ void NetMemory::Plan() {
   const RecomputeParameter& rp = param_.recompute();
   const bool cheap = param_.has_recompute() && rp.checkpoint_size() == 0 &&
                      rp.auto_() == RecomputeParameter_Auto_CHEAP;
-  facts_ = mem::StudyRecompute(
-      graph_, cheap ? mem::ExpensiveLayers(graph_) : std::vector<bool>());
+  SetFacts(mem::StudyRecompute(
+      graph_, cheap ? mem::ExpensiveLayers(graph_) : std::vector<bool>()));
   std::vector<int> boundaries = ChooseBoundaries();
   if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});
   SetSegments(boundaries);
