@@ -22,7 +22,8 @@
 // USE_DNNL build run on oneDNN (util/dnnl_pool.hpp) when oneDNN reproduces
 // Caffe's result exactly (sizes, rounding, padding divisor) and no mask top
 // is requested; everything else (engine CAFFE, double, STOCHASTIC, the
-// mask top, AVE windows running past H + pad) uses the loops here.
+// mask top, AVE windows running past H + pad) runs the bodies of
+// pooling_kernels.hpp, the GPU's, on the CPU's parallel loop.
 //
 // Memory: MAX and STOCHASTIC-train keep an int argmax per output element
 // (InternalBytes()) -- MAX only where its backward runs or its mask top is

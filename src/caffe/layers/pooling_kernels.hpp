@@ -1,10 +1,13 @@
 // pooling_kernels.hpp: MAX, AVE and STOCHASTIC pooling bodies, one index
 // per output (forward) or per input element (backward, a gather, so no
-// atomics and deterministic results).  Same windows and tie rules as the
-// CPU loops in pooling_layer.cpp: a window's argmax is its first strictly
-// greatest element; AVE divides by the window size counting padding.  The
-// STOCHASTIC bodies are the CPU's too (pooling_layer.cpp launches them on
-// either device); MAX's backward gathers STOCHASTIC's gradient as well.
+// atomics and deterministic results), written once: pooling_layer.cpp
+// runs them on the CPU's parallel loop and pooling_layer.cu on the GPU
+// (STOCHASTIC's through ForEachOn).  A window's argmax is its first
+// strictly greatest element; AVE divides by the window size counting
+// padding; a gather adds a gradient's windows in window order, the order
+// a scatter over the outputs would.  MAX's backward gathers STOCHASTIC's
+// gradient as well; only STOCHASTIC's testing backward has a loop of its
+// own (pooling_layer.cpp).
 #ifndef CAFFE_POOLING_KERNELS_HPP_
 #define CAFFE_POOLING_KERNELS_HPP_
 

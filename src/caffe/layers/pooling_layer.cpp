@@ -221,54 +221,25 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     StochasticForward(false, bottom, top);
     return;
   }
+  // The GPU's bodies (pooling_kernels.hpp), one output each, on the CPU's
+  // parallel loop.
   const Dtype* bottom_data = bottom[0]->cpu_data();
   Dtype* top_data = top[0]->mutable_cpu_data();
   int* mask = UsesMask() ? mask_.mutable_cpu_data() : nullptr;
-  const int in_plane = height_ * width_;
-  const int out_plane = pooled_height_ * pooled_width_;
-  const int planes = num_ * channels_;
-  for (int p = 0; p < planes; ++p) {
-    const Dtype* in = bottom_data + static_cast<long>(p) * in_plane;
-    for (int ph = 0; ph < pooled_height_; ++ph) {
-      for (int pw = 0; pw < pooled_width_; ++pw) {
-        const long out_index = static_cast<long>(p) * out_plane +
-                               ph * pooled_width_ + pw;
-        int hstart = ph * stride_h_ - pad_h_;
-        int wstart = pw * stride_w_ - pad_w_;
-        int hend = std::min(hstart + kernel_h_, height_ + pad_h_);
-        int wend = std::min(wstart + kernel_w_, width_ + pad_w_);
-        const int pool_size = (hend - hstart) * (wend - wstart);
-        hstart = std::max(hstart, 0);
-        wstart = std::max(wstart, 0);
-        hend = std::min(hend, height_);
-        wend = std::min(wend, width_);
-        switch (pool) {
-          case PoolingParameter_PoolMethod_MAX: {
-            Dtype best = -std::numeric_limits<Dtype>::max();
-            int best_index = -1;
-            for (int h = hstart; h < hend; ++h)
-              for (int w = wstart; w < wend; ++w)
-                if (in[h * width_ + w] > best) {
-                  best = in[h * width_ + w];
-                  best_index = h * width_ + w;
-                }
-            top_data[out_index] = best;
-            if (mask) mask[out_index] = best_index;
-            break;
-          }
-          case PoolingParameter_PoolMethod_AVE: {
-            Dtype sum = 0;
-            for (int h = hstart; h < hend; ++h)
-              for (int w = wstart; w < wend; ++w) sum += in[h * width_ + w];
-            top_data[out_index] = sum / pool_size;
-            break;
-          }
-          default:
-            CAFFE_THROW() << "layer " << this->layer_param_.name()
-                          << ": unknown pooling method " << pool;
-        }
-      }
-    }
+  const long n = top[0]->count();
+  const long window = static_cast<long>(kernel_h_) * kernel_w_;
+  switch (pool) {
+    case PoolingParameter_PoolMethod_MAX:
+      ForEach(n, GrainFor(window),
+              MaxPoolForward<Dtype>{bottom_data, top_data, mask, Geometry()});
+      break;
+    case PoolingParameter_PoolMethod_AVE:
+      ForEach(n, GrainFor(window),
+              AvePoolForward<Dtype>{bottom_data, top_data, Geometry()});
+      break;
+    default:
+      CAFFE_THROW() << "layer " << this->layer_param_.name()
+                    << ": unknown pooling method " << pool;
   }
   if (top.size() > 1) {
     Dtype* mask_top = top[1]->mutable_cpu_data();
@@ -322,61 +293,56 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   }
   const Dtype* top_diff = top[0]->cpu_diff();
   Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
+  // MAX, STOCHASTIC in training and AVE: the GPU's gather bodies, one input
+  // element each, adding its windows' gradients in window order (the
+  // order a scatter over the outputs adds them).
+  const long n = bottom[0]->count();
+  const long windows = static_cast<long>((kernel_h_ + stride_h_ - 1) /
+                                         stride_h_) *
+                       ((kernel_w_ + stride_w_ - 1) / stride_w_);
+  if (UsesMask()) {
+    ForEach(n, GrainFor(windows),
+            MaxPoolBackward<Dtype>{top_diff, mask_.cpu_data(), bottom_diff,
+                                   Geometry()});
+    return;
+  }
+  if (this->layer_param_.pooling_param().pool() ==
+      PoolingParameter_PoolMethod_AVE) {
+    ForEach(n, GrainFor(windows),
+            AvePoolBackward<Dtype>{top_diff, bottom_diff, Geometry()});
+    return;
+  }
+  // STOCHASTIC in testing: the weighted average's gradient.
   caffe_set(bottom[0]->count(), Dtype(0), bottom_diff);
   const int in_plane = height_ * width_;
   const int out_plane = pooled_height_ * pooled_width_;
   const int planes = num_ * channels_;
-  if (UsesMask()) {
-    const int* mask = mask_.cpu_data();
-    for (int p = 0; p < planes; ++p) {
-      Dtype* dx = bottom_diff + static_cast<long>(p) * in_plane;
-      const long base = static_cast<long>(p) * out_plane;
-      for (int i = 0; i < out_plane; ++i) {
-        // A window of only NaNs never sets its argmax.
-        const int idx = mask[base + i];
-        if (idx >= 0) dx[idx] += top_diff[base + i];
-      }
-    }
-    return;
-  }
-  const bool average = this->layer_param_.pooling_param().pool() ==
-                       PoolingParameter_PoolMethod_AVE;
-  const Dtype* bottom_data = average ? nullptr : bottom[0]->cpu_data();
+  const Dtype* bottom_data = bottom[0]->cpu_data();
   for (int p = 0; p < planes; ++p) {
     Dtype* dx = bottom_diff + static_cast<long>(p) * in_plane;
-    const Dtype* x =
-        average ? nullptr : bottom_data + static_cast<long>(p) * in_plane;
+    const Dtype* x = bottom_data + static_cast<long>(p) * in_plane;
     for (int ph = 0; ph < pooled_height_; ++ph) {
       for (int pw = 0; pw < pooled_width_; ++pw) {
         const Dtype dy =
             top_diff[static_cast<long>(p) * out_plane + ph * pooled_width_ +
                      pw];
-        int hstart = ph * stride_h_ - pad_h_;
-        int wstart = pw * stride_w_ - pad_w_;
-        int hend = std::min(hstart + kernel_h_, height_ + pad_h_);
-        int wend = std::min(wstart + kernel_w_, width_ + pad_w_);
-        const int pool_size = (hend - hstart) * (wend - wstart);
-        hstart = std::max(hstart, 0);
-        wstart = std::max(wstart, 0);
-        hend = std::min(hend, height_);
-        wend = std::min(wend, width_);
-        if (average) {
-          const Dtype g = dy / pool_size;
-          for (int h = hstart; h < hend; ++h)
-            for (int w = wstart; w < wend; ++w) dx[h * width_ + w] += g;
-        } else {
-          // d/dx_j (Q / S) = (2 x_j S - Q) / S^2, as in the forward pass.
-          Dtype sum = FLT_MIN, sum_sq = 0;
-          for (int h = hstart; h < hend; ++h)
-            for (int w = wstart; w < wend; ++w) {
-              sum += x[h * width_ + w];
-              sum_sq += x[h * width_ + w] * x[h * width_ + w];
-            }
-          for (int h = hstart; h < hend; ++h)
-            for (int w = wstart; w < wend; ++w)
-              dx[h * width_ + w] +=
-                  dy * (2 * x[h * width_ + w] * sum - sum_sq) / (sum * sum);
-        }
+        const int hstart = std::max(ph * stride_h_ - pad_h_, 0);
+        const int wstart = std::max(pw * stride_w_ - pad_w_, 0);
+        const int hend = std::min(ph * stride_h_ - pad_h_ + kernel_h_,
+                                  height_);
+        const int wend = std::min(pw * stride_w_ - pad_w_ + kernel_w_,
+                                  width_);
+        // d/dx_j (Q / S) = (2 x_j S - Q) / S^2, as in the forward pass.
+        Dtype sum = FLT_MIN, sum_sq = 0;
+        for (int h = hstart; h < hend; ++h)
+          for (int w = wstart; w < wend; ++w) {
+            sum += x[h * width_ + w];
+            sum_sq += x[h * width_ + w] * x[h * width_ + w];
+          }
+        for (int h = hstart; h < hend; ++h)
+          for (int w = wstart; w < wend; ++w)
+            dx[h * width_ + w] +=
+                dy * (2 * x[h * width_ + w] * sum - sum_sq) / (sum * sum);
       }
     }
   }
