@@ -105,6 +105,13 @@ class PoolingLayer : public Layer<Dtype> {
   PoolGeometry Geometry() const;
   // STOCHASTIC's forward on either device (the bodies of
   // pooling_kernels.hpp; training draws its uniforms on the host).
+  // MAX and AVE on either device: the bodies of pooling_kernels.hpp, one
+  // output each (forward) or one input element each (backward, a gather;
+  // MAX's also serves STOCHASTIC in training).
+  void ForwardByBodies(bool gpu, const vector<Blob<Dtype>*>& bottom,
+                       const vector<Blob<Dtype>*>& top);
+  void BackwardByBodies(bool gpu, const vector<Blob<Dtype>*>& top,
+                        const vector<Blob<Dtype>*>& bottom);
   void StochasticForward(bool gpu, const vector<Blob<Dtype>*>& bottom,
                          const vector<Blob<Dtype>*>& top);
   bool IsStochasticTest() const {

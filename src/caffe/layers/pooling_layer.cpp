@@ -221,29 +221,63 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     StochasticForward(false, bottom, top);
     return;
   }
-  // The GPU's bodies (pooling_kernels.hpp), one output each, on the CPU's
-  // parallel loop.
-  const Dtype* bottom_data = bottom[0]->cpu_data();
-  Dtype* top_data = top[0]->mutable_cpu_data();
-  int* mask = UsesMask() ? mask_.mutable_cpu_data() : nullptr;
+  ForwardByBodies(false, bottom, top);
+  if (top.size() > 1) {
+    const int* mask = mask_.cpu_data();
+    Dtype* mask_top = top[1]->mutable_cpu_data();
+    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask[i];
+  }
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
+                                          const vector<Blob<Dtype>*>& bottom,
+                                          const vector<Blob<Dtype>*>& top) {
   const long n = top[0]->count();
   const long window = static_cast<long>(kernel_h_) * kernel_w_;
-  switch (pool) {
+  const bool mask = UsesMask();
+  // Sized for oneDNN's workspace when the net was shaped in CPU mode: the
+  // bodies keep Caffe's int per output.
+  if (mask && mask_.count() < n)
+    mask_.Reshape(vector<int>{static_cast<int>(n)});
+  const Dtype* x = DataOn(gpu, *bottom[0]);
+  Dtype* y = MutableDataOn(gpu, top[0]);
+  switch (this->layer_param_.pooling_param().pool()) {
     case PoolingParameter_PoolMethod_MAX:
-      ForEach(n, GrainFor(window),
-              MaxPoolForward<Dtype>{bottom_data, top_data, mask, Geometry()});
+      ForEachOn(gpu, n, GrainFor(window),
+                MaxPoolForward<Dtype>{
+                    x, y, mask ? MutableDataOn(gpu, &mask_) : nullptr,
+                    Geometry()});
       break;
     case PoolingParameter_PoolMethod_AVE:
-      ForEach(n, GrainFor(window),
-              AvePoolForward<Dtype>{bottom_data, top_data, Geometry()});
+      ForEachOn(gpu, n, GrainFor(window),
+                AvePoolForward<Dtype>{x, y, Geometry()});
       break;
     default:
       CAFFE_THROW() << "layer " << this->layer_param_.name()
-                    << ": unknown pooling method " << pool;
+                    << ": unknown pooling method "
+                    << this->layer_param_.pooling_param().pool();
   }
-  if (top.size() > 1) {
-    Dtype* mask_top = top[1]->mutable_cpu_data();
-    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask[i];
+}
+
+// Each input element adds its windows' gradients in window order, the
+// order a scatter over the outputs would add them.
+template <typename Dtype>
+void PoolingLayer<Dtype>::BackwardByBodies(
+    bool gpu, const vector<Blob<Dtype>*>& top,
+    const vector<Blob<Dtype>*>& bottom) {
+  const long n = bottom[0]->count();
+  const long windows =
+      static_cast<long>((kernel_h_ + stride_h_ - 1) / stride_h_) *
+      ((kernel_w_ + stride_w_ - 1) / stride_w_);
+  const Dtype* dy = DiffOn(gpu, *top[0]);
+  Dtype* dx = MutableDiffOn(gpu, bottom[0]);
+  if (UsesMask()) {
+    ForEachOn(gpu, n, GrainFor(windows),
+              MaxPoolBackward<Dtype>{dy, DataOn(gpu, mask_), dx, Geometry()});
+  } else {
+    ForEachOn(gpu, n, GrainFor(windows),
+              AvePoolBackward<Dtype>{dy, dx, Geometry()});
   }
 }
 
@@ -291,27 +325,9 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
                                    dnnl_->ScratchBytes()));
     return;
   }
+  if (!IsStochasticTest()) return BackwardByBodies(false, top, bottom);
   const Dtype* top_diff = top[0]->cpu_diff();
   Dtype* bottom_diff = bottom[0]->mutable_cpu_diff();
-  // MAX, STOCHASTIC in training and AVE: the GPU's gather bodies, one input
-  // element each, adding its windows' gradients in window order (the
-  // order a scatter over the outputs adds them).
-  const long n = bottom[0]->count();
-  const long windows = static_cast<long>((kernel_h_ + stride_h_ - 1) /
-                                         stride_h_) *
-                       ((kernel_w_ + stride_w_ - 1) / stride_w_);
-  if (UsesMask()) {
-    ForEach(n, GrainFor(windows),
-            MaxPoolBackward<Dtype>{top_diff, mask_.cpu_data(), bottom_diff,
-                                   Geometry()});
-    return;
-  }
-  if (this->layer_param_.pooling_param().pool() ==
-      PoolingParameter_PoolMethod_AVE) {
-    ForEach(n, GrainFor(windows),
-            AvePoolBackward<Dtype>{top_diff, bottom_diff, Geometry()});
-    return;
-  }
   // STOCHASTIC in testing: the weighted average's gradient.
   caffe_set(bottom[0]->count(), Dtype(0), bottom_diff);
   const int in_plane = height_ * width_;
