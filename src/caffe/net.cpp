@@ -1217,12 +1217,12 @@ void Net<Dtype>::CopyTrainedLayersFromBinaryProto(
 
 template <typename Dtype>
 void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
-  hid_t file_hid = H5Fopen(trained_filename.c_str(), H5F_ACC_RDONLY,
-                           H5P_DEFAULT);
-  CAFFE_CHECK_GE(file_hid, 0) << trained_filename
-                              << ": cannot open as an HDF5 file";
+  // Closing the file closes the groups a failed load leaves open.
+  Hdf5ReadFile file(trained_filename);
+  CAFFE_CHECK(file.ok()) << trained_filename
+                         << ": cannot open as an HDF5 file";
   try {
-    hid_t data_hid = H5Gopen2(file_hid, "data", H5P_DEFAULT);
+    const hid_t data_hid = H5Gopen2(file.id(), "data", H5P_DEFAULT);
     CAFFE_CHECK_GE(data_hid, 0) << "no group 'data'";
     const int num_layers = hdf5_get_num_links(data_hid);
     for (int i = 0; i < num_layers; ++i) {
@@ -1234,7 +1234,7 @@ void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
       const int target_layer_id = layer_names_index_[source_layer_name];
       vector<shared_ptr<Blob<Dtype> > >& target_blobs =
           layers_[target_layer_id]->blobs();
-      hid_t layer_hid =
+      const hid_t layer_hid =
           H5Gopen2(data_hid, source_layer_name.c_str(), H5P_DEFAULT);
       CAFFE_CHECK_GE(layer_hid, 0)
           << "cannot read group for layer " << source_layer_name;
@@ -1253,10 +1253,8 @@ void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
     }
     H5Gclose(data_hid);
   } catch (const std::exception& e) {
-    H5Fclose(file_hid);
     Rethrow(trained_filename + ": ", e);
   }
-  H5Fclose(file_hid);
 }
 
 template <typename Dtype>

@@ -45,6 +45,25 @@ class Hdf5AtomicFile {
   DISABLE_COPY_AND_ASSIGN(Hdf5AtomicFile);
 };
 
+// An HDF5 file opened read-only for the duration of a scope (weights,
+// solver state, HDF5Data files).  Its close is strong (H5F_CLOSE_STRONG):
+// when the object goes, every group and dataset still open in the file is
+// closed with it, so a reader that throws halfway -- a damaged or
+// mismatched file -- leaves no open file or HDF5 memory behind in a
+// long-lived process.  ok() is false when the file cannot be opened as
+// HDF5; the caller reports that with its own context.
+class Hdf5ReadFile {
+ public:
+  explicit Hdf5ReadFile(const string& filename);
+  ~Hdf5ReadFile();
+  hid_t id() const { return id_; }
+  bool ok() const { return id_ >= 0; }
+
+ private:
+  hid_t id_;
+  DISABLE_COPY_AND_ASSIGN(Hdf5ReadFile);
+};
+
 // Loads dataset_name (float or integer data, converted to Dtype) into blob.
 // The dataset must have between min_dim and max_dim axes.  With reshape the
 // blob takes the dataset's shape; without, the shapes must already agree.

@@ -14,25 +14,18 @@ template <typename Dtype>
 void HDF5DataLayer<Dtype>::LoadHDF5FileData(const char* filename) {
   DLOG(INFO) << "Loading HDF5 file: " << filename;
   const string& name = this->layer_param_.name();
-  hdf5_silence_errors();
-  hid_t file_id = H5Fopen(filename, H5F_ACC_RDONLY, H5P_DEFAULT);
-  CAFFE_CHECK_GE(file_id, 0) << "HDF5Data layer '" << name
+  Hdf5ReadFile file(filename);
+  CAFFE_CHECK(file.ok()) << "HDF5Data layer '" << name
                              << "': failed opening HDF5 file '" << filename
                              << "'";
   const int top_size = this->layer_param_.top_size();
   hdf_blobs_.resize(top_size);
-  try {
-    for (int i = 0; i < top_size; ++i) {
-      hdf_blobs_[i].reset(new Blob<Dtype>());
-      // Each dataset needs at least the row axis.
-      hdf5_load_nd_dataset(file_id, this->layer_param_.top(i).c_str(), 1,
-                           INT_MAX, hdf_blobs_[i].get(), true);
-    }
-  } catch (...) {
-    H5Fclose(file_id);
-    throw;
+  for (int i = 0; i < top_size; ++i) {
+    hdf_blobs_[i].reset(new Blob<Dtype>());
+    // Each dataset needs at least the row axis.
+    hdf5_load_nd_dataset(file.id(), this->layer_param_.top(i).c_str(), 1,
+                         INT_MAX, hdf_blobs_[i].get(), true);
   }
-  H5Fclose(file_id);
 
   const int num = hdf_blobs_[0]->shape(0);
   CAFFE_CHECK_GT(num, 0) << "HDF5Data layer '" << name << "': dataset '"

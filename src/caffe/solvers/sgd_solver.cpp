@@ -239,9 +239,11 @@ void SGDSolver<Dtype>::RestoreSolverStateFromBinaryProto(
 
 template <typename Dtype>
 void SGDSolver<Dtype>::RestoreSolverStateFromHDF5(const string& state_file) {
-  hid_t file_hid = H5Fopen(state_file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  CAFFE_CHECK_GE(file_hid, 0) << state_file
-                              << ": cannot open as an HDF5 solver state";
+  // Closing the file closes the group a failed restore leaves open.
+  Hdf5ReadFile file(state_file);
+  CAFFE_CHECK(file.ok()) << state_file
+                         << ": cannot open as an HDF5 solver state";
+  const hid_t file_hid = file.id();
   try {
     this->iter_ = hdf5_load_int(file_hid, "iter");
     if (H5Lexists(file_hid, "learned_net", H5P_DEFAULT) > 0) {
@@ -258,10 +260,8 @@ void SGDSolver<Dtype>::RestoreSolverStateFromHDF5(const string& state_file) {
                                   kMaxBlobAxes, history_[i].get());
     H5Gclose(history_hid);
   } catch (const std::exception& e) {
-    H5Fclose(file_hid);
     throw Error(state_file + ": " + e.what());
   }
-  H5Fclose(file_hid);
 }
 
 INSTANTIATE_CLASS(SGDSolver);

@@ -16,9 +16,19 @@ template <> hid_t NativeType<float>() { return H5T_NATIVE_FLOAT; }
 template <> hid_t NativeType<double>() { return H5T_NATIVE_DOUBLE; }
 
 // "dataset 'x' in HDF5 file 'f.h5'", the common head of error messages.
+// The dataset's path names the group it sits in (a snapshot's layer:
+// "/data/conv1/0").
 string Where(hid_t loc_id, const string& dataset_name) {
-  return "dataset '" + dataset_name + "' in HDF5 file '" +
-         hdf5_file_name(loc_id) + "'";
+  string path = dataset_name;
+  const ssize_t size = H5Iget_name(loc_id, nullptr, 0);
+  if (size > 0 && dataset_name[0] != '/') {
+    string group(static_cast<size_t>(size) + 1, '\0');
+    H5Iget_name(loc_id, &group[0], group.size());
+    group.resize(static_cast<size_t>(size));
+    if (group != "/") path = group + "/" + dataset_name;
+  }
+  return "dataset '" + path + "' in HDF5 file '" + hdf5_file_name(loc_id) +
+         "'";
 }
 
 // Opening is the one test that works for plain names and paths alike.
@@ -93,6 +103,19 @@ void Hdf5AtomicFile::Commit() {
   H5Fclose(id_);
   id_ = -1;
   WriteFileAtomically(filename_, image);
+}
+
+Hdf5ReadFile::Hdf5ReadFile(const string& filename) : id_(-1) {
+  hdf5_silence_errors();
+  const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return;
+  H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+  id_ = H5Fopen(filename.c_str(), H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+}
+
+Hdf5ReadFile::~Hdf5ReadFile() {
+  if (id_ >= 0) H5Fclose(id_);
 }
 
 string hdf5_file_name(hid_t loc_id) {
