@@ -7,6 +7,8 @@
 # (fuzz_replay_<target>).  Exits non-zero when any target found something.
 #   FUZZ_SECONDS=60  seconds per target
 #   FUZZ_TARGETS="net_prototxt ..."  a subset
+#   FUZZ_RUNS=1000000  stop each target after this many inputs instead
+#                      (FUZZ_SECONDS then only caps the time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -21,6 +23,8 @@ mkdir -p "$OUT"
 # Leaks are findings; LeanCaffe's own memory check refuses large nets
 # before libFuzzer's RSS limit (fuzz_target.hpp, kFuzzMemoryLimit).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:verify_asan_link_order=0}
+# Leaks inside libraries on input they refuse (fuzz/lsan_suppressions.txt).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/fuzz/lsan_suppressions.txt:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 export OMP_NUM_THREADS=1
 failed=0
@@ -37,13 +41,17 @@ for t in $TARGETS; do
     [ -d "$d" ] && dirs+=("$d")
   done
   set +e
-  (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" \
+  started=$SECONDS
+  runs_flag=()
+  [ -n "${FUZZ_RUNS:-}" ] && runs_flag=(-runs="$FUZZ_RUNS")
+  (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" "${runs_flag[@]}" \
     -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$ROOT/$crashes/" "${dirs[@]}") > "$log" 2>&1
   status=$?
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
   set -e
-  speed=$(( ${runs:-0} / SECONDS_EACH ))
+  elapsed=$(( SECONDS - started )); [ "$elapsed" -gt 0 ] || elapsed=1
+  speed=$(( ${runs:-0} / elapsed ))
   size=$(ls "$corpus" | wc -l)
   if [ "$status" -eq 0 ]; then verdict=clean; else
     verdict="FOUND (exit $status): $(ls -t "$crashes" | head -1), see $log"
