@@ -1217,6 +1217,7 @@ void Net<Dtype>::CopyTrainedLayersFromBinaryProto(
 
 template <typename Dtype>
 void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
+  hdf5_check_file(trained_filename, {"data"});
   // Closing the file closes the groups a failed load leaves open.
   Hdf5ReadFile file(trained_filename);
   CAFFE_CHECK(file.ok()) << trained_filename

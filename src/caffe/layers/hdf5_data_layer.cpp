@@ -14,6 +14,12 @@ template <typename Dtype>
 void HDF5DataLayer<Dtype>::LoadHDF5FileData(const char* filename) {
   DLOG(INFO) << "Loading HDF5 file: " << filename;
   const string& name = this->layer_param_.name();
+  try {
+    hdf5_check_file(filename, {this->layer_param_.top().begin(),
+                               this->layer_param_.top().end()});
+  } catch (const Error& e) {
+    throw Error("HDF5Data layer '" + name + "': " + e.what());
+  }
   Hdf5ReadFile file(filename);
   CAFFE_CHECK(file.ok()) << "HDF5Data layer '" << name
                              << "': failed opening HDF5 file '" << filename

@@ -239,6 +239,8 @@ void SGDSolver<Dtype>::RestoreSolverStateFromBinaryProto(
 
 template <typename Dtype>
 void SGDSolver<Dtype>::RestoreSolverStateFromHDF5(const string& state_file) {
+  hdf5_check_file(state_file,
+                  {"iter", "learned_net", "current_step", "history"});
   // Closing the file closes the group a failed restore leaves open.
   Hdf5ReadFile file(state_file);
   CAFFE_CHECK(file.ok()) << state_file

@@ -6,6 +6,7 @@
 // of the process: a pycaffe session leaked one file per bad load.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "caffe/net.hpp"
 #include "caffe/sgd_solvers.hpp"
 #include "caffe/solver_factory.hpp"
+#include "caffe/test/model_zoo_util.hpp"
 #include "caffe/test/test_data_helpers.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/io.hpp"
@@ -39,6 +41,18 @@ NetParameter SmallNet() {
   ReadProtoFromTextString(kNet, "small", &param);
   param.mutable_state()->set_phase(TRAIN);
   return param;
+}
+
+// SGD on SmallNet, snapshotting into `tmp`.
+std::unique_ptr<Solver<float> > SmallSolver(const TempDir& tmp) {
+  SolverParameter s;
+  *s.mutable_net_param() = SmallNet();
+  s.set_type("SGD");
+  s.set_base_lr(0.1f);
+  s.set_lr_policy("fixed");
+  s.set_snapshot_prefix(tmp.file("small"));
+  return std::unique_ptr<Solver<float> >(
+      SolverRegistry<float>::CreateSolver(s));
 }
 
 // Every HDF5 file, group, dataset, datatype and attribute open in the
@@ -110,15 +124,7 @@ TEST(Hdf5FailedLoadTest, WeightsOfTheWrongShapeCloseTheFile) {
 
 TEST(Hdf5FailedLoadTest, SolverStateWithTheWrongHistoryClosesTheFile) {
   TempDir tmp;
-  SolverParameter s;
-  *s.mutable_net_param() = SmallNet();
-  s.set_type("SGD");
-  s.set_base_lr(0.1f);
-  s.set_lr_policy("fixed");
-  s.set_snapshot_prefix(tmp.file("small"));
-  s.set_snapshot_format(SolverParameter::HDF5);
-  std::unique_ptr<Solver<float> > solver(
-      SolverRegistry<float>::CreateSolver(s));
+  std::unique_ptr<Solver<float> > solver = SmallSolver(tmp);
   // iter and current_step read, then a history group with one blob where
   // SGD on this net keeps two: refused while "history" is open.
   const string path = tmp.file("short_history.solverstate.h5");
@@ -174,6 +180,47 @@ TEST(Hdf5FailedLoadTest, HDF5DataWithAMissingTopClosesTheFile) {
     EXPECT_NE(string::npos, string(e.what()).find("label")) << e.what();
   }
   EXPECT_EQ(before, OpenHdf5Objects());
+}
+
+// Files the hdf5_snapshot fuzzer found (fuzz/regressions/hdf5_snapshot).
+string Regression(const string& name) {
+  return SourceDir() + "/fuzz/regressions/hdf5_snapshot/" + name;
+}
+
+TEST(Hdf5FailedLoadTest, AFileOnWhichHdf5CrashesIsAnError) {
+  // A corrupted local heap: HDF5 1.10.8 copies from a null buffer while
+  // looking up the group 'data'.  In-process that killed the caller.
+  TempDir tmp;
+  Net<float> net(SmallNet());
+  const string path = tmp.file("damaged.caffemodel.h5");
+  std::filesystem::copy_file(Regression("crash-local-heap-1f7653f6"), path);
+  try {
+    net.CopyTrainedLayersFrom(path);
+    ADD_FAILURE() << "a damaged weights file was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find(path)) << e.what();
+    EXPECT_NE(string::npos, string(e.what()).find("damaged HDF5 file"))
+        << e.what();
+  }
+  EXPECT_EQ(0, OpenHdf5Objects());
+}
+
+TEST(Hdf5FailedLoadTest, ACompactDatasetWithoutItsBytesIsAnError) {
+  // 'iter' is a compact dataset of one int stored in 0 bytes: H5Dread
+  // copied from a null buffer.
+  TempDir tmp;
+  std::unique_ptr<Solver<float> > solver = SmallSolver(tmp);
+  const string path = tmp.file("damaged.solverstate.h5");
+  std::filesystem::copy_file(Regression("crash-compact-storage-90680e80"),
+                             path);
+  try {
+    solver->Restore(path.c_str());
+    ADD_FAILURE() << "a damaged solver state was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(string::npos, string(e.what()).find("'iter'")) << e.what();
+    EXPECT_NE(string::npos, string(e.what()).find("damaged")) << e.what();
+  }
+  EXPECT_EQ(0, OpenHdf5Objects());
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "caffe/util/io.hpp"
+#include "caffe/util/isolated_run.hpp"
 
 namespace caffe {
 
@@ -96,6 +98,78 @@ void CheckDatasetReadable(hid_t loc_id, const string& dataset_name) {
                     << " bytes stored in " << stored << " bytes";
 }
 
+
+// The walk hdf5_check_file runs in a child process: every link of every
+// group, looked up by name as the loaders do, every dataset checked,
+// measured and (up to kWalkReadLimit bytes) read.  Objects are visited
+// once (hard links may form cycles) and the walk is bounded.
+const hsize_t kWalkReadLimit = hsize_t(64) << 20;
+const int kWalkMaxDepth = 64;
+const size_t kWalkMaxObjects = 100000;
+
+struct Walk {
+  std::set<haddr_t> seen;
+};
+
+void WalkDataset(hid_t loc, const string& name) {
+  CheckDatasetReadable(loc, name);
+  int ndims = -1;
+  CAFFE_CHECK_GE(H5LTget_dataset_ndims(loc, name.c_str(), &ndims), 0);
+  CAFFE_CHECK(ndims >= 0 && ndims <= 32);
+  vector<hsize_t> dims(std::max(ndims, 1), 1);
+  H5T_class_t class_;
+  size_t type_size = 0;
+  CAFFE_CHECK_GE(H5LTget_dataset_info(loc, name.c_str(), dims.data(),
+                                      &class_, &type_size), 0);
+  hsize_t points = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] != 0 && points > kWalkReadLimit / dims[i]) return;
+    points *= dims[i];
+  }
+  if (points == 0 || points > kWalkReadLimit / sizeof(double)) return;
+  if (class_ == H5T_INTEGER || class_ == H5T_FLOAT) {
+    vector<double> values(points);
+    CAFFE_CHECK_GE(H5LTread_dataset(loc, name.c_str(), H5T_NATIVE_DOUBLE,
+                                    values.data()), 0);
+  }
+}
+
+void WalkGroup(hid_t group, int depth, Walk* walk);
+
+// One link of `group`, by name; what fails is left for the reader.
+void WalkLink(hid_t group, const string& name, int depth, Walk* walk) {
+  try {
+    if (H5Lexists(group, name.c_str(), H5P_DEFAULT) <= 0) return;
+    H5O_info_t info;
+    if (H5Oget_info_by_name2(group, name.c_str(), &info, H5O_INFO_BASIC,
+                             H5P_DEFAULT) < 0)
+      return;
+    if (!walk->seen.insert(info.addr).second) return;
+    if (info.type == H5O_TYPE_GROUP) {
+      Handle child(H5Gopen2(group, name.c_str(), H5P_DEFAULT), H5Gclose);
+      if (child.ok()) WalkGroup(child.get(), depth + 1, walk);
+    } else if (info.type == H5O_TYPE_DATASET) {
+      WalkDataset(group, name);
+    }
+  } catch (const Error&) {
+  }
+}
+
+void WalkGroup(hid_t group, int depth, Walk* walk) {
+  CAFFE_CHECK_LT(depth, kWalkMaxDepth);
+  const int links = hdf5_get_num_links(group);
+  for (int i = 0; i < links; ++i) {
+    CAFFE_CHECK_LT(walk->seen.size(), kWalkMaxObjects);
+    string name;
+    try {
+      name = hdf5_get_name_by_idx(group, i);
+    } catch (const Error&) {
+      continue;
+    }
+    WalkLink(group, name, depth, walk);
+  }
+}
+
 }  // namespace
 
 void hdf5_silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
@@ -143,6 +217,35 @@ Hdf5ReadFile::Hdf5ReadFile(const string& filename) : id_(-1) {
 
 Hdf5ReadFile::~Hdf5ReadFile() {
   if (id_ >= 0) H5Fclose(id_);
+}
+
+void hdf5_check_file(const string& filename,
+                     const vector<string>& names) {
+  const IsolatedResult r = RunIsolated(
+      [&filename, &names] {
+        Hdf5ReadFile file(filename);
+        if (!file.ok()) return;  // the reader says so itself
+        Walk walk;
+        // First the names the reader will look up, as it will, then
+        // everything else.
+        for (const string& name : names) {
+          Handle group(H5Gopen2(file.id(), name.c_str(), H5P_DEFAULT),
+                       H5Gclose);
+          WalkLink(file.id(), name, 0, &walk);
+        }
+        WalkGroup(file.id(), 0, &walk);
+      },
+      kHdf5CheckSeconds);
+  if (r.kind == IsolatedResult::kCrashed)
+    throw Error(filename + ": damaged HDF5 file: the HDF5 library crashed "
+                "reading it in a checking process (" + r.message +
+                "); nothing was loaded");
+  if (r.kind == IsolatedResult::kTimedOut)
+    throw Error(filename + ": damaged HDF5 file: the HDF5 library did not "
+                "finish reading it in " + std::to_string(kHdf5CheckSeconds) +
+                " s; nothing was loaded");
+  // kOk, kError (the reader reports the same error with its context) and
+  // kNotRun (no fork possible: read as before) go on to the real read.
 }
 
 string hdf5_file_name(hid_t loc_id) {
@@ -342,6 +445,16 @@ string hdf5_load_string(hid_t loc_id, const string& dataset_name) {
       << "Cannot read the type of " << Where(loc_id, dataset_name);
   CAFFE_CHECK(class_ == H5T_STRING)
       << Where(loc_id, dataset_name) << " is not a string";
+  {
+    Handle dset(H5Dopen2(loc_id, dataset_name.c_str(), H5P_DEFAULT),
+                H5Dclose);
+    Handle type(dset.ok() ? H5Dget_type(dset.get()) : -1, H5Tclose);
+    // H5LTread_dataset_string reads fixed-length strings only; a
+    // variable-length one would write pointers into the buffer.
+    CAFFE_CHECK(type.ok() && H5Tis_variable_str(type.get()) == 0)
+        << Where(loc_id, dataset_name)
+        << " is a variable-length string; Caffe writes fixed-length ones";
+  }
   string buf(size + 1, '\0');
   CAFFE_CHECK_GE(H5LTread_dataset_string(loc_id, dataset_name.c_str(),
                                          &buf[0]), 0)
