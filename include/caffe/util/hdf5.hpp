@@ -64,20 +64,24 @@ class Hdf5ReadFile {
   DISABLE_COPY_AND_ASSIGN(Hdf5ReadFile);
 };
 
-// HDF5 1.10 can crash, not fail, on some damaged files (a fuzz finding:
-// a corrupted local heap size makes it copy from a null buffer).  Before a
+// HDF5 1.10 can crash, not fail, on some damaged files (fuzz findings: a
+// corrupted local heap size makes it copy from a null buffer).  Before a
 // reader trusts a file a user gave it, hdf5_check_file walks the whole
-// file -- every group and link by name, every dataset checked and, up to
-// 64 MiB each, read -- in a child process (util/isolated_run.hpp), and
-// throws caffe::Error naming the file when that crashes or runs past
-// kHdf5CheckSeconds.  `names` are the links the reader will look up at the
-// file's root (a snapshot's "data", a state's "iter" ...): the walk looks
-// them up first, the way the reader will.  Errors the walk meets are left to the reader, which
-// reports them with its own context; where no child can be started the
-// reader goes on unchecked.  Cost: one fork and a second read of the file.
+// file (util/hdf5_walk.hpp) in another process -- the caffe_hdf5_check
+// program found by hdf5_checker_path(), else a forked child
+// (util/isolated_run.hpp) -- and throws caffe::Error naming the file when
+// that crashes or runs past kHdf5CheckSeconds.  `names` are the links the
+// reader will look up at the file's root (a snapshot's "data", a state's
+// "iter" ...).  Errors are left to the reader, which reports them with its
+// own context; where no process can be started the reader goes on
+// unchecked.  Cost: starting the program (a fork of the caller without
+// it) and a second read of the file.
 const int kHdf5CheckSeconds = 120;
-void hdf5_check_file(const string& filename,
-                     const vector<string>& names);
+void hdf5_check_file(const string& filename, const vector<string>& names);
+// The checker program: $LEANCAFFE_HDF5_CHECK when set (empty when that is
+// not an executable: a fork is used), else caffe_hdf5_check in tools/ (or
+// beside, or in ../bin/) next to the LeanCaffe library; empty when none.
+string hdf5_checker_path();
 
 // Loads dataset_name (float or integer data, converted to Dtype) into blob.
 // The dataset must have between min_dim and max_dim axes.  With reshape the

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace caffe {
 
@@ -37,6 +38,16 @@ struct IsolatedResult {
 
 IsolatedResult RunIsolated(const std::function<void()>& fn,
                            int timeout_seconds);
+
+// Runs `program` with `args` (posix_spawn: no copy of the caller's memory,
+// so cheap from a large process) and waits at most timeout_seconds, then
+// kills it.  Exit 0 is kOk; a signal is kCrashed (kTimedOut when the
+// timeout killed it); any other exit status is kCrashed; a program that
+// cannot be started is kNotRun.  It inherits the environment, stdout and
+// stderr.
+IsolatedResult RunProgram(const std::string& program,
+                          const std::vector<std::string>& args,
+                          int timeout_seconds);
 
 }  // namespace caffe
 

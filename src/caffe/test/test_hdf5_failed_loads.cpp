@@ -19,6 +19,7 @@
 #include "caffe/test/test_data_helpers.hpp"
 #include "caffe/util/hdf5.hpp"
 #include "caffe/util/io.hpp"
+#include "caffe/util/isolated_run.hpp"
 
 namespace caffe {
 namespace {
@@ -185,6 +186,21 @@ TEST(Hdf5FailedLoadTest, HDF5DataWithAMissingTopClosesTheFile) {
 // Files the hdf5_snapshot fuzzer found (fuzz/regressions/hdf5_snapshot).
 string Regression(const string& name) {
   return SourceDir() + "/fuzz/regressions/hdf5_snapshot/" + name;
+}
+
+TEST(Hdf5FailedLoadTest, TheCheckerProgramIsFoundBesideTheLibrary) {
+  // Without it each check forks the caller, which costs a copy of its page
+  // tables: tens of milliseconds for a large process.
+  const string path = hdf5_checker_path();
+  ASSERT_FALSE(path.empty());
+  EXPECT_EQ("caffe_hdf5_check", path.substr(path.rfind('/') + 1));
+  EXPECT_EQ(IsolatedResult::kOk,
+            RunProgram(path, {Regression("damaged-header-leak-a7e7ebce")}, 60)
+                .kind);
+  EXPECT_EQ(IsolatedResult::kCrashed,
+            RunProgram(path, {Regression("crash-local-heap-1f7653f6"), "data"},
+                       60)
+                .kind);
 }
 
 TEST(Hdf5FailedLoadTest, AFileOnWhichHdf5CrashesIsAnError) {

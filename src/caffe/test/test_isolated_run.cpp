@@ -65,5 +65,38 @@ TEST(IsolatedRunTest, AnExitOfItsOwnIsNotOk) {
   EXPECT_NE(std::string::npos, r.message.find("status 1")) << r.message;
 }
 
+TEST(RunProgramTest, ExitZeroIsOk) {
+  EXPECT_EQ(IsolatedResult::kOk, RunProgram("/bin/true", {}, 10).kind);
+}
+
+TEST(RunProgramTest, ArgumentsReachTheProgram) {
+  EXPECT_EQ(IsolatedResult::kOk,
+            RunProgram("/bin/sh", {"-c", "test \"$0\" = x", "x"}, 10).kind);
+  EXPECT_EQ(IsolatedResult::kCrashed,
+            RunProgram("/bin/sh", {"-c", "test \"$0\" = x", "y"}, 10).kind);
+}
+
+TEST(RunProgramTest, AnotherExitStatusIsNotOk) {
+  const IsolatedResult r = RunProgram("/bin/false", {}, 10);
+  EXPECT_EQ(IsolatedResult::kCrashed, r.kind);
+  EXPECT_NE(std::string::npos, r.message.find("status 1")) << r.message;
+}
+
+TEST(RunProgramTest, ACrashIsReportedWithItsSignal) {
+  const IsolatedResult r = RunProgram("/bin/sh", {"-c", "kill -SEGV $$"}, 10);
+  EXPECT_EQ(IsolatedResult::kCrashed, r.kind);
+  EXPECT_EQ(SIGSEGV, r.signal);
+}
+
+TEST(RunProgramTest, AHangIsKilledAtTheTimeout) {
+  const IsolatedResult r = RunProgram("/bin/sleep", {"30"}, 1);
+  EXPECT_EQ(IsolatedResult::kTimedOut, r.kind) << r.message;
+}
+
+TEST(RunProgramTest, AMissingProgramIsNotRun) {
+  EXPECT_EQ(IsolatedResult::kNotRun,
+            RunProgram("/nonexistent/program", {}, 10).kind);
+}
+
 }  // namespace
 }  // namespace caffe

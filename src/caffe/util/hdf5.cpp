@@ -1,12 +1,16 @@
 #include "caffe/util/hdf5.hpp"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
-#include <set>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "caffe/util/io.hpp"
+#include "caffe/util/hdf5_walk.hpp"
 #include "caffe/util/isolated_run.hpp"
 
 namespace caffe {
@@ -76,99 +80,15 @@ void CheckDatasetReadable(hid_t loc_id, const string& dataset_name) {
   CAFFE_CHECK_GE(id, 0) << "HDF5 file '" << hdf5_file_name(loc_id)
                         << "' has no dataset '" << dataset_name << "'";
   Handle dset(id, H5Dclose);
-  Handle plist(H5Dget_create_plist(id), H5Pclose);
-  Handle space(H5Dget_space(id), H5Sclose);
-  Handle type(H5Dget_type(id), H5Tclose);
-  CAFFE_CHECK(plist.ok() && space.ok() && type.ok())
-      << "Cannot read the layout of " << Where(loc_id, dataset_name);
-  const H5D_layout_t layout = H5Pget_layout(plist.get());
-  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS) return;
-  const hssize_t points = H5Sget_simple_extent_npoints(space.get());
-  const size_t type_size = H5Tget_size(type.get());
-  CAFFE_CHECK(points >= 0 && type_size > 0)
-      << "Cannot read the extent of " << Where(loc_id, dataset_name);
-  const hsize_t stored = H5Dget_storage_size(id);
-  const bool empty_allowed = layout == H5D_CONTIGUOUS && stored == 0;
-  // Division, not multiplication: a damaged extent may overflow.
-  const bool fits =
-      points == 0 || empty_allowed ||
-      (stored / type_size >= static_cast<hsize_t>(points));
-  CAFFE_CHECK(fits) << Where(loc_id, dataset_name) << " is damaged: "
-                    << points << " values of " << type_size
-                    << " bytes stored in " << stored << " bytes";
+  bool ok = false;
+  const hdf5_walk::Storage st = hdf5_walk::StorageOf(id, &ok);
+  CAFFE_CHECK(ok) << "Cannot read the layout, extent or type of "
+                  << Where(loc_id, dataset_name);
+  CAFFE_CHECK(st.fits) << Where(loc_id, dataset_name) << " is damaged: "
+                       << st.points << " values of " << st.type_size
+                       << " bytes stored in " << st.stored << " bytes";
 }
 
-
-// The walk hdf5_check_file runs in a child process: every link of every
-// group, looked up by name as the loaders do, every dataset checked,
-// measured and (up to kWalkReadLimit bytes) read.  Objects are visited
-// once (hard links may form cycles) and the walk is bounded.
-const hsize_t kWalkReadLimit = hsize_t(64) << 20;
-const int kWalkMaxDepth = 64;
-const size_t kWalkMaxObjects = 100000;
-
-struct Walk {
-  std::set<haddr_t> seen;
-};
-
-void WalkDataset(hid_t loc, const string& name) {
-  CheckDatasetReadable(loc, name);
-  int ndims = -1;
-  CAFFE_CHECK_GE(H5LTget_dataset_ndims(loc, name.c_str(), &ndims), 0);
-  CAFFE_CHECK(ndims >= 0 && ndims <= 32);
-  vector<hsize_t> dims(std::max(ndims, 1), 1);
-  H5T_class_t class_;
-  size_t type_size = 0;
-  CAFFE_CHECK_GE(H5LTget_dataset_info(loc, name.c_str(), dims.data(),
-                                      &class_, &type_size), 0);
-  hsize_t points = 1;
-  for (int i = 0; i < ndims; ++i) {
-    if (dims[i] != 0 && points > kWalkReadLimit / dims[i]) return;
-    points *= dims[i];
-  }
-  if (points == 0 || points > kWalkReadLimit / sizeof(double)) return;
-  if (class_ == H5T_INTEGER || class_ == H5T_FLOAT) {
-    vector<double> values(points);
-    CAFFE_CHECK_GE(H5LTread_dataset(loc, name.c_str(), H5T_NATIVE_DOUBLE,
-                                    values.data()), 0);
-  }
-}
-
-void WalkGroup(hid_t group, int depth, Walk* walk);
-
-// One link of `group`, by name; what fails is left for the reader.
-void WalkLink(hid_t group, const string& name, int depth, Walk* walk) {
-  try {
-    if (H5Lexists(group, name.c_str(), H5P_DEFAULT) <= 0) return;
-    H5O_info_t info;
-    if (H5Oget_info_by_name2(group, name.c_str(), &info, H5O_INFO_BASIC,
-                             H5P_DEFAULT) < 0)
-      return;
-    if (!walk->seen.insert(info.addr).second) return;
-    if (info.type == H5O_TYPE_GROUP) {
-      Handle child(H5Gopen2(group, name.c_str(), H5P_DEFAULT), H5Gclose);
-      if (child.ok()) WalkGroup(child.get(), depth + 1, walk);
-    } else if (info.type == H5O_TYPE_DATASET) {
-      WalkDataset(group, name);
-    }
-  } catch (const Error&) {
-  }
-}
-
-void WalkGroup(hid_t group, int depth, Walk* walk) {
-  CAFFE_CHECK_LT(depth, kWalkMaxDepth);
-  const int links = hdf5_get_num_links(group);
-  for (int i = 0; i < links; ++i) {
-    CAFFE_CHECK_LT(walk->seen.size(), kWalkMaxObjects);
-    string name;
-    try {
-      name = hdf5_get_name_by_idx(group, i);
-    } catch (const Error&) {
-      continue;
-    }
-    WalkLink(group, name, depth, walk);
-  }
-}
 
 }  // namespace
 
@@ -219,23 +139,43 @@ Hdf5ReadFile::~Hdf5ReadFile() {
   if (id_ >= 0) H5Fclose(id_);
 }
 
+string hdf5_checker_path() {
+  static const string path = [] {
+    const char* env = std::getenv("LEANCAFFE_HDF5_CHECK");
+    if (env) return string(access(env, X_OK) == 0 ? env : "");
+    // Next to this library: build/libcaffe.so and build/tools/.
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void*>(&hdf5_checker_path), &info) ||
+        !info.dli_fname)
+      return string();
+    string dir(info.dli_fname);
+    const size_t slash = dir.rfind('/');
+    dir = slash == string::npos ? "." : dir.substr(0, slash);
+    for (const char* rel :
+         {"/tools/caffe_hdf5_check", "/caffe_hdf5_check",
+          "/../tools/caffe_hdf5_check", "/../bin/caffe_hdf5_check"}) {
+      const string candidate = dir + rel;
+      if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return string();
+  }();
+  return path;
+}
+
 void hdf5_check_file(const string& filename,
                      const vector<string>& names) {
-  const IsolatedResult r = RunIsolated(
-      [&filename, &names] {
-        Hdf5ReadFile file(filename);
-        if (!file.ok()) return;  // the reader says so itself
-        Walk walk;
-        // First the names the reader will look up, as it will, then
-        // everything else.
-        for (const string& name : names) {
-          Handle group(H5Gopen2(file.id(), name.c_str(), H5P_DEFAULT),
-                       H5Gclose);
-          WalkLink(file.id(), name, 0, &walk);
-        }
-        WalkGroup(file.id(), 0, &walk);
-      },
-      kHdf5CheckSeconds);
+  const string checker = hdf5_checker_path();
+  IsolatedResult r;
+  if (!checker.empty()) {
+    vector<string> args(1, filename);
+    args.insert(args.end(), names.begin(), names.end());
+    r = RunProgram(checker, args, kHdf5CheckSeconds);
+  }
+  if (checker.empty() || r.kind == IsolatedResult::kNotRun) {
+    r = RunIsolated(
+        [&filename, &names] { hdf5_walk::WalkFile(filename.c_str(), names); },
+        kHdf5CheckSeconds);
+  }
   if (r.kind == IsolatedResult::kCrashed)
     throw Error(filename + ": damaged HDF5 file: the HDF5 library crashed "
                 "reading it in a checking process (" + r.message +
@@ -244,8 +184,8 @@ void hdf5_check_file(const string& filename,
     throw Error(filename + ": damaged HDF5 file: the HDF5 library did not "
                 "finish reading it in " + std::to_string(kHdf5CheckSeconds) +
                 " s; nothing was loaded");
-  // kOk, kError (the reader reports the same error with its context) and
-  // kNotRun (no fork possible: read as before) go on to the real read.
+  // kOk and kNotRun (no process could be started: read as before) go on
+  // to the real read, which reports what is wrong with its own context.
 }
 
 string hdf5_file_name(hid_t loc_id) {
