@@ -25,7 +25,8 @@ cmake --build "$BUILD" -j "$JOBS" --target test_gpu caffe_tool
 STAGE="$BUILD/bundle"
 rm -rf "$STAGE" .gpu
 mkdir -p "$STAGE/bin" "$STAGE/lib" .gpu
-cp "$BUILD/test_gpu" "$BUILD/tools/caffe" "$STAGE/bin/"
+cp "$BUILD/test_gpu" "$BUILD/tools/caffe" "$BUILD/tools/caffe_hdf5_check" \
+   "$STAGE/bin/"
 cp "$BUILD/libcaffe.so" "$STAGE/lib/"
 # Every library the binaries load, except the system's and CUDA's.
 skip='linux-vdso|ld-linux|/libc\.so|/libm\.so|/libpthread|/libdl\.so|/librt\.so|libstdc\+\+|libgcc_s|libcudart|libcublas|libcurand|libcudnn|libnccl|libcaffe\.so'
