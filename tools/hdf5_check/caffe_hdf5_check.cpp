@@ -4,6 +4,8 @@
 // this process, and the reader refuses the file instead of dying.  It
 // links HDF5 and nothing else, so starting it costs little.  Exit 2: no
 // FILE given.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,5 +19,8 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::string> names(argv + 2, argv + argc);
   caffe::hdf5_walk::WalkFile(argv[1], names);
-  return 0;
+  // _exit, not return: under AddressSanitizer (make test-asan, make fuzz)
+  // the leak check at exit would turn HDF5's own leaks on a damaged file
+  // into a failed check.  Nothing here outlives the process anyway.
+  _exit(0);
 }
