@@ -78,6 +78,8 @@ class Hdf5ReadFile {
 // it) and a second read of the file.
 const int kHdf5CheckSeconds = 120;
 void hdf5_check_file(const string& filename, const vector<string>& names);
+// LEANCAFFE_HDF5_CHECK=off skips the check: only for fuzzing the readers
+// behind it (scripts/fuzz.sh's contained mode), never for users' files.
 // The checker program: $LEANCAFFE_HDF5_CHECK when set (empty when that is
 // not an executable: a fork is used), else caffe_hdf5_check in tools/ (or
 // beside, or in ../bin/) next to the LeanCaffe library; empty when none.

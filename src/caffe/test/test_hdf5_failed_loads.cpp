@@ -6,6 +6,8 @@
 // of the process: a pycaffe session leaked one file per bad load.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -201,6 +203,15 @@ TEST(Hdf5FailedLoadTest, TheCheckerProgramIsFoundBesideTheLibrary) {
             RunProgram(path, {Regression("crash-local-heap-1f7653f6"), "data"},
                        60)
                 .kind);
+}
+
+TEST(Hdf5FailedLoadTest, TheCheckCanBeSwitchedOffForFuzzing) {
+  const string path = Regression("crash-local-heap-1f7653f6");
+  EXPECT_THROW(hdf5_check_file(path, {"data"}), Error);
+  setenv("LEANCAFFE_HDF5_CHECK", "off", 1);
+  EXPECT_NO_THROW(hdf5_check_file(path, {"data"}));
+  unsetenv("LEANCAFFE_HDF5_CHECK");
+  EXPECT_THROW(hdf5_check_file(path, {"data"}), Error);
 }
 
 TEST(Hdf5FailedLoadTest, AFileOnWhichHdf5CrashesIsAnError) {
