@@ -9,6 +9,15 @@
 #   FUZZ_TARGETS="net_prototxt ..."  a subset
 #   FUZZ_RUNS=1000000  stop each target after this many inputs instead
 #                      (FUZZ_SECONDS then only caps the time)
+#   FUZZ_CONTAIN=1     hdf5_snapshot in contained mode: its readers run
+#                      without the HDF5 check (LEANCAFFE_HDF5_CHECK=off),
+#                      libFuzzer's fork mode goes on past crashes, and
+#                      every crashing input is then replayed with the
+#                      check on: refused there, it is a crash inside HDF5
+#                      that the check contains (kept in crashes/<t>/
+#                      contained/); anything else is a finding.  The check
+#                      starts a process per file (about 11 inputs/s under
+#                      ASan); this mode fuzzes the readers at full speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -44,11 +53,35 @@ for t in $TARGETS; do
   started=$SECONDS
   runs_flag=()
   [ -n "${FUZZ_RUNS:-}" ] && runs_flag=(-runs="$FUZZ_RUNS")
-  (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" "${runs_flag[@]}" \
+  contain=
+  if [ "$t" = hdf5_snapshot ] && [ -n "${FUZZ_CONTAIN:-}" ]; then
+    contain=1
+    runs_flag+=(-fork=1 -ignore_crashes=1)
+  fi
+  before=$(ls "$crashes" | sort)
+  (cd "$OUT" && ${contain:+env LEANCAFFE_HDF5_CHECK=off} \
+    "$ROOT/$BUILD/fuzz/fuzz_$t" -max_total_time="$SECONDS_EACH" "${runs_flag[@]}" \
     -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$ROOT/$crashes/" "${dirs[@]}") > "$log" 2>&1
   status=$?
   runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -1)
+  if [ -n "$contain" ]; then
+    # Fork mode prints "#N: cov: ..." lines instead of the final stats.
+    runs=$(grep -o '^#[0-9]*:' "$log" | tr -d '#:' | tail -1)
+    contained=0
+    for f in $(comm -13 <(echo "$before") <(ls "$crashes" | sort)); do
+      [ -f "$crashes/$f" ] || continue
+      if (cd "$OUT" && "$ROOT/$BUILD/fuzz/fuzz_$t" "$ROOT/$crashes/$f") \
+          >> "$log.replay" 2>&1; then
+        mkdir -p "$crashes/contained"
+        mv "$crashes/$f" "$crashes/contained/"
+        contained=$((contained + 1))
+      else
+        status=1
+      fi
+    done
+    echo "contained: $contained crashing inputs refused with the HDF5 check on" >> "$log"
+  fi
   set -e
   elapsed=$(( SECONDS - started )); [ "$elapsed" -gt 0 ] || elapsed=1
   speed=$(( ${runs:-0} / elapsed ))
@@ -57,6 +90,7 @@ for t in $TARGETS; do
     verdict="FOUND (exit $status): $(ls -t "$crashes" | head -1), see $log"
     failed=1
   fi
+  [ -n "$contain" ] && verdict="$verdict ($contained HDF5 crashes contained by the check)"
   printf '%-18s %12s %10s %8s  %s\n' "$t" "${runs:-?}" "${speed:-?}" "$size" "$verdict"
 done
 exit $failed
