@@ -31,6 +31,9 @@ namespace caffe {
 namespace hdf5_walk {
 
 const hsize_t kWalkReadLimit = hsize_t(64) << 20;
+// caffe_hdf5_check's exit status when the walk came near its memory limit
+// (2 GiB): a damaged size made HDF5 allocate without end.
+const int kExitOutOfMemory = 3;
 
 struct Storage {
   hssize_t points = 0;    // values in the extent

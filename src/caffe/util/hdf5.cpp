@@ -178,6 +178,12 @@ void hdf5_check_file(const string& filename,
         [&filename, &names] { hdf5_walk::WalkFile(filename.c_str(), names); },
         kHdf5CheckSeconds);
   }
+  if (r.kind == IsolatedResult::kCrashed &&
+      r.message == "exited with status " +
+                       std::to_string(hdf5_walk::kExitOutOfMemory))
+    throw Error(filename + ": damaged HDF5 file: reading it made the HDF5 "
+                "library ask for more than 2 GiB in a checking process; "
+                "nothing was loaded");
   if (r.kind == IsolatedResult::kCrashed)
     throw Error(filename + ": damaged HDF5 file: the HDF5 library crashed "
                 "reading it in a checking process (" + r.message +
