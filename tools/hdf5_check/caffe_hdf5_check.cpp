@@ -35,6 +35,18 @@ extern "C" const char* __asan_default_options() {
 }
 #endif
 
+// /proc/self/status's VmHWM in bytes, 0 when it cannot be read.
+rlim_t PeakResidentBytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (std::fgets(line, sizeof(line), f))
+    if (std::sscanf(line, "VmHWM: %llu kB", &kb) == 1) break;
+  std::fclose(f);
+  return static_cast<rlim_t>(kb) * 1024;
+}
+
 int main(int argc, char** argv) {
 #ifndef CAFFE_HDF5_CHECK_ASAN
   const rlimit limit = {kMemoryLimit, kMemoryLimit};
@@ -49,9 +61,9 @@ int main(int argc, char** argv) {
   // HDF5 fails gracefully when an allocation is refused, so a walk that
   // ran into the limit can end normally; the reader, without a limit,
   // would then take the machine's memory.  Near the limit is a failure.
-  rusage usage;
-  if (getrusage(RUSAGE_SELF, &usage) == 0 &&
-      static_cast<rlim_t>(usage.ru_maxrss) * 1024 > kMemoryLimit / 4 * 3)
+  // VmHWM, the peak of this program's own memory: getrusage's ru_maxrss
+  // keeps the peak of the process that spawned it (exec preserves it).
+  if (PeakResidentBytes() > kMemoryLimit / 4 * 3)
     _exit(caffe::hdf5_walk::kExitOutOfMemory);
   // _exit, not return: under AddressSanitizer (make test-asan, make fuzz)
   // the leak check at exit would turn HDF5's own leaks on a damaged file
