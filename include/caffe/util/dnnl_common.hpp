@@ -8,8 +8,10 @@
 //    (plain layout) and as the primitive wants it.  When the two differ,
 //    the primitive's copy lives in the caller's workspace at `offset`, and a
 //    reorder converts on the way in (inputs) or out (outputs).  An output
-//    made with `accumulate` is always reordered, with a sum post-op, so the
-//    user's tensor receives user += result.
+//    made with `accumulate` always goes through the workspace and the
+//    user's tensor receives user += result: by BlockedAccumulate
+//    (dnnl_accumulate.hpp) where it handles the layouts, else by a reorder
+//    with a sum post-op.
 //  * DnnlWorkspaceLayout hands out 64-byte aligned offsets.
 #ifndef CAFFE_UTIL_DNNL_COMMON_HPP_
 #define CAFFE_UTIL_DNNL_COMMON_HPP_
@@ -19,7 +21,10 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <unordered_map>
+
+#include "caffe/util/dnnl_accumulate.hpp"
 
 namespace caffe {
 
@@ -42,6 +47,7 @@ struct DnnlOperand {
   bool reordered = false;
   size_t offset = 0;
   dnnl::reorder conversion;
+  std::shared_ptr<BlockedAccumulate> accumulation;
 
   // Input: user -> prim.  Output: prim -> user (accumulating if asked).
   void Init(const dnnl::memory::desc& user_desc,

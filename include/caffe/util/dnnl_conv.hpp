@@ -15,9 +15,13 @@
 //    primitive's scratchpad, live in the caller's workspace, which must hold
 //    WorkspaceBytes() bytes and be 64-byte aligned.  Nothing is kept between
 //    calls, so one workspace can be shared by every layer run on a thread.
-//  * Forward writes y (bias added when shape.bias); BackwardData writes dx;
-//    BackwardWeights ADDS to dw and db (Caffe accumulates parameter
-//    gradients); db may be null.
+//  * Forward writes y (bias added when shape.bias).  Backward ADDS the
+//    weight and bias gradients to dw and db (Caffe accumulates parameter
+//    gradients; dw null: none, db null: no bias gradient) and then writes
+//    dx (null: none).  Doing both in one call lets them share dy: when
+//    both primitives want it in the same blocked layout it is reordered
+//    once (the workspace size is unchanged: the two primitives' other
+//    operands overlap after it).
 //  * Results are deterministic for a fixed thread count: oneDNN's CPU
 //    convolutions partition work statically and reduce in a fixed order.
 //  * Threads: oneDNN runs on its OpenMP runtime (Debian's libdnnl uses
@@ -60,10 +64,10 @@ class DnnlConv {
 
   void Forward(const float* x, const float* w, const float* b, float* y,
                void* workspace) const;
-  void BackwardData(const float* dy, const float* w, float* dx,
-                    void* workspace) const;
-  void BackwardWeights(const float* x, const float* dy, float* dw,
-                       float* db, void* workspace) const;
+  void Backward(const float* x, const float* dy, const float* w, float* dw,
+                float* db, float* dx, void* workspace) const;
+  // True when Backward reorders dy once for both gradients (tests).
+  bool SharesDiffDst() const;
 
   struct Impl;
 

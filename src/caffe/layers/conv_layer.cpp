@@ -75,24 +75,23 @@ void ConvolutionLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     void* ws = this->Workspace();
     for (size_t i = 0; i < top.size(); ++i) {
       const Dtype* top_diff = top[i]->cpu_diff();
-      if (weight_grad) {
-        // Weight and bias gradients in one pass.
-        this->dnnl_->BackwardWeights(
-            F(bottom[i]->cpu_data()), F(top_diff),
-            F(this->blobs_[0]->mutable_cpu_diff()),
-            bias_grad ? F(this->blobs_[1]->mutable_cpu_diff()) : nullptr,
-            ws);
-      } else if (bias_grad) {
+      if (bias_grad && !weight_grad) {
         Dtype* bias_diff = this->blobs_[1]->mutable_cpu_diff();
         for (int n = 0; n < this->num_; ++n) {
           this->backward_cpu_bias(
               bias_diff, top_diff + static_cast<long>(n) * this->top_dim_);
         }
       }
-      if (propagate_down[i]) {
-        this->dnnl_->BackwardData(F(top_diff), F(weight),
-                                  F(bottom[i]->mutable_cpu_diff()), ws);
-      }
+      // Weight and bias gradients in one pass, then the bottom's.  The
+      // bottom's data is read only for the weight gradient (the memory
+      // contract says so: a frozen layer's bottom may be reused memory).
+      this->dnnl_->Backward(
+          weight_grad ? F(bottom[i]->cpu_data()) : nullptr, F(top_diff),
+          F(weight),
+          weight_grad ? F(this->blobs_[0]->mutable_cpu_diff()) : nullptr,
+          weight_grad && bias_grad ? F(this->blobs_[1]->mutable_cpu_diff())
+                                   : nullptr,
+          propagate_down[i] ? F(bottom[i]->mutable_cpu_diff()) : nullptr, ws);
     }
     return;
   }

@@ -83,29 +83,47 @@ void ExpectClose(const float* a, const float* b, int n, float tol,
   }
 }
 
+// One configuration on both engines: a oneDNN layer and an im2col layer
+// with the same weights, over copies of one random bottom.
+struct EnginePair {
+  Blob<float> bottom_a, bottom_b, top_a, top_b;
+  vector<Blob<float>*> bva{&bottom_a}, tva{&top_a};
+  vector<Blob<float>*> bvb{&bottom_b}, tvb{&top_b};
+  std::unique_ptr<ConvolutionLayer<float>> fast, ref;
+
+  explicit EnginePair(const ConvConfig& c) {
+    Caffe::set_random_seed(1701);
+    bottom_a.Reshape(vector<int>{c.num, c.channels, c.height, c.width});
+    FillGaussian(&bottom_a);
+    bottom_b.CopyFrom(bottom_a, false, true);
+    fast.reset(new ConvolutionLayer<float>(
+        MakeConvParam(c, ConvolutionParameter_Engine_DEFAULT)));
+    fast->SetUp(bva, tva);
+    LayerParameter ref_param;
+    fast->ToProto(&ref_param);
+    ref_param.mutable_convolution_param()->set_engine(
+        ConvolutionParameter_Engine_CAFFE);
+    ref.reset(new ConvolutionLayer<float>(ref_param));
+    ref->SetUp(bvb, tvb);
+  }
+};
+
 // The everything-agrees check for one configuration.
 void CompareEngines(const ConvConfig& c) {
   SCOPED_TRACE(c.name);
-  Caffe::set_random_seed(1701);
-  Blob<float> bottom_a(vector<int>{c.num, c.channels, c.height, c.width});
-  FillGaussian(&bottom_a);
-  Blob<float> bottom_b;
-  bottom_b.CopyFrom(bottom_a, false, true);
-  Blob<float> top_a, top_b;
-  vector<Blob<float>*> bva = {&bottom_a}, tva = {&top_a};
-  vector<Blob<float>*> bvb = {&bottom_b}, tvb = {&top_b};
-
-  ConvolutionLayer<float> fast(
-      MakeConvParam(c, ConvolutionParameter_Engine_DEFAULT));
-  fast.SetUp(bva, tva);
-  ASSERT_TRUE(fast.UsesDnnl()) << c.name << " should run on oneDNN";
-  LayerParameter ref_param;
-  fast.ToProto(&ref_param);
-  ref_param.mutable_convolution_param()->set_engine(
-      ConvolutionParameter_Engine_CAFFE);
-  ConvolutionLayer<float> ref(ref_param);
-  ref.SetUp(bvb, tvb);
-  ASSERT_FALSE(ref.UsesDnnl());
+  EnginePair e(c);
+  ASSERT_TRUE(e.fast->UsesDnnl()) << c.name << " should run on oneDNN";
+  ASSERT_FALSE(e.ref->UsesDnnl());
+  Blob<float>& bottom_a = e.bottom_a;
+  Blob<float>& bottom_b = e.bottom_b;
+  Blob<float>& top_a = e.top_a;
+  Blob<float>& top_b = e.top_b;
+  const vector<Blob<float>*>& bva = e.bva;
+  const vector<Blob<float>*>& tva = e.tva;
+  const vector<Blob<float>*>& bvb = e.bvb;
+  const vector<Blob<float>*>& tvb = e.tvb;
+  ConvolutionLayer<float>& fast = *e.fast;
+  ConvolutionLayer<float>& ref = *e.ref;
   ASSERT_EQ(top_a.shape(), top_b.shape());
 
   fast.Forward(bva, tva);
@@ -157,6 +175,8 @@ const ConvConfig kConfigs[] = {
     {"wide_channels", 1, 32, 6, 6, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},
     {"nobias_batch1", 1, 4, 6, 6,  4, 3, 3, 1, 1, 1, 1, 1, 1, 1, false},
     {"odd_stride3",   3, 5, 11, 10, 7, 3, 4, 3, 2, 2, 1, 1, 1, 1, true},
+    // Blocked layouts in both backward primitives: dy reordered once.
+    {"blocked_3x3",   2, 32, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, false},
 };
 
 }  // namespace
@@ -164,6 +184,56 @@ const ConvConfig kConfigs[] = {
 TEST(DnnlConvTest, AgreesWithIm2col) {
   SKIP_WITHOUT_DNNL();
   for (const ConvConfig& c : kConfigs) CompareEngines(c);
+}
+
+// A ResNet-style 3x3 convolution runs blocked forward and backward, so its
+// backward primitives share one reordered copy of dy (and agree with
+// im2col: blocked_3x3 in AgreesWithIm2col).
+TEST(DnnlConvTest, BackwardSharesTheReorderedDiff) {
+  SKIP_WITHOUT_DNNL();
+  DnnlConvShape s;
+  s.num = 2;
+  s.channels = 32;
+  s.height = s.width = 8;
+  s.num_output = 32;
+  s.out_height = s.out_width = 8;
+  s.kernel_h = s.kernel_w = 3;
+  s.pad_h = s.pad_w = 1;
+  s.bias = false;
+  const std::shared_ptr<DnnlConv> conv = DnnlConv::Create(s);
+  ASSERT_TRUE(conv != nullptr);
+  EXPECT_TRUE(conv->SharesDiffDst()) << conv->ImplInfo();
+}
+
+// Frozen weights (lr_mult 0 style): backward computes only the bottom's
+// gradient, as im2col does, and leaves the parameter diffs alone.
+TEST(DnnlConvTest, FrozenWeightsGiveOnlyTheBottomGradient) {
+  SKIP_WITHOUT_DNNL();
+  const ConvConfig c = {"frozen", 2, 32, 8, 8, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+                        true};
+  EnginePair e(c);
+  ASSERT_TRUE(e.fast->UsesDnnl());
+  ConvolutionLayer<float>& fast = *e.fast;
+  ConvolutionLayer<float>& ref = *e.ref;
+  for (ConvolutionLayer<float>* l : {&fast, &ref}) {
+    l->set_param_propagate_down(0, false);
+    l->set_param_propagate_down(1, false);
+    for (const auto& b : l->blobs()) {
+      caffe_set(b->count(), 7.f, b->mutable_cpu_diff());
+    }
+  }
+  fast.Forward(e.bva, e.tva);
+  ref.Forward(e.bvb, e.tvb);
+  caffe_rng_gaussian<float>(e.top_a.count(), 0.f, 1.f,
+                            e.top_a.mutable_cpu_diff());
+  caffe_copy(e.top_a.count(), e.top_a.cpu_diff(), e.top_b.mutable_cpu_diff());
+  fast.Backward(e.tva, vector<bool>{true}, e.bva);
+  ref.Backward(e.tvb, vector<bool>{true}, e.bvb);
+  ExpectClose(e.bottom_a.cpu_diff(), e.bottom_b.cpu_diff(),
+              e.bottom_a.count(), 1e-4f, "bottom diff", c.name);
+  for (const auto& b : fast.blobs()) {
+    for (int i = 0; i < b->count(); ++i) ASSERT_EQ(7.f, b->cpu_diff()[i]);
+  }
 }
 
 TEST(DnnlConvTest, TwoBottomsAndBatchAxes) {

@@ -61,6 +61,10 @@ void DnnlOperand::Init(const memory::desc& user_desc,
     conversion = dnnl::reorder(dnnl::reorder::primitive_desc(eng, user, eng,
                                                              prim));
   } else {
+    if (accumulate) {
+      accumulation = BlockedAccumulate::Make(prim, user);
+      if (accumulation) return;
+    }
     dnnl::primitive_attr attr;
     if (accumulate) {
       dnnl::post_ops ops;
@@ -86,6 +90,13 @@ memory DnnlOperand::Bind(const void* user_ptr, char* workspace,
 
 void DnnlOperand::Finish(const memory& prim_mem, void* user_ptr) const {
   if (!reordered) return;
+  if (accumulation) {
+    // The primitive must have finished writing prim_mem.
+    DnnlStream().wait();
+    accumulation->Run(static_cast<const float*>(prim_mem.get_data_handle()),
+                      static_cast<float*>(user_ptr));
+    return;
+  }
   memory user_mem(user, DnnlEngine(), user_ptr);
   conversion.execute(DnnlStream(), {{DNNL_ARG_FROM, prim_mem},
                                     {DNNL_ARG_TO, user_mem}});
@@ -152,6 +163,9 @@ struct DnnlConv::Impl {
   DnnlOperand w_src, w_ddst, w_dwei, w_dbias;
   memory::desc w_scratch;
   size_t w_scratch_off = 0;
+
+  // d_ddst and w_ddst are one copy of dy (see Create).
+  bool shared_ddst = false;
 };
 
 DnnlConv::DnnlConv() : impl_(new Impl) {}
@@ -250,7 +264,8 @@ std::shared_ptr<DnnlConv> DnnlConv::Create(const DnnlConvShape& s) {
       m.workspace_bytes = std::max(m.workspace_bytes, layout.size);
     }
 
-    // Backward data.
+    // Backward data, and backward weights (and bias) accumulated into the
+    // user's diffs.
     const dnnl::convolution_backward_data::primitive_desc dpd = make_pd(
         kBwdData, [&](const memory::desc& src, const memory::desc& wei,
                       const memory::desc& dst) {
@@ -260,18 +275,6 @@ std::shared_ptr<DnnlConv> DnnlConv::Create(const DnnlConvShape& s) {
           return dnnl::convolution_backward_data::primitive_desc(d, attr, eng,
                                                                  fpd);
         });
-    {
-      DnnlWorkspaceLayout layout;
-      m.d_scratch = dpd.scratchpad_desc();
-      m.d_scratch_off = layout.Take(m.d_scratch.get_size());
-      m.d_ddst.Init(m.user_dst, dpd.diff_dst_desc(), true, &layout);
-      m.d_wei.Init(m.user_wei, dpd.weights_desc(), true, &layout);
-      m.d_dsrc.Init(m.user_src, dpd.diff_src_desc(), false, &layout);
-      m.bwd_data = dnnl::convolution_backward_data(dpd);
-      m.workspace_bytes = std::max(m.workspace_bytes, layout.size);
-    }
-
-    // Backward weights (and bias), accumulated into the user's diffs.
     const dnnl::convolution_backward_weights::primitive_desc wpd = make_pd(
         kBwdWeights, [&](const memory::desc& src, const memory::desc& wei,
                          const memory::desc& dst) {
@@ -282,12 +285,25 @@ std::shared_ptr<DnnlConv> DnnlConv::Create(const DnnlConvShape& s) {
           return dnnl::convolution_backward_weights::primitive_desc(d, attr,
                                                                     eng, fpd);
         });
+    // Backward runs the weights primitive, then the data primitive.  When
+    // both want dy in the same non-plain layout, its copy sits first in
+    // the workspace and both primitives' other operands start after it
+    // (they never run at once, so they may overlap each other).
+    m.shared_ddst = dpd.diff_dst_desc() == wpd.diff_dst_desc() &&
+                    dpd.diff_dst_desc() != m.user_dst;
+    DnnlWorkspaceLayout shared;
+    if (m.shared_ddst) {
+      m.d_ddst.Init(m.user_dst, dpd.diff_dst_desc(), true, &shared);
+      m.w_ddst = m.d_ddst;
+    }
     {
-      DnnlWorkspaceLayout layout;
+      DnnlWorkspaceLayout layout = shared;
       m.w_scratch = wpd.scratchpad_desc();
       m.w_scratch_off = layout.Take(m.w_scratch.get_size());
       m.w_src.Init(m.user_src, wpd.src_desc(), true, &layout);
-      m.w_ddst.Init(m.user_dst, wpd.diff_dst_desc(), true, &layout);
+      if (!m.shared_ddst) {
+        m.w_ddst.Init(m.user_dst, wpd.diff_dst_desc(), true, &layout);
+      }
       m.w_dwei.Init(m.user_wei, wpd.diff_weights_desc(), false, &layout,
                     true);
       if (s.bias) {
@@ -295,6 +311,18 @@ std::shared_ptr<DnnlConv> DnnlConv::Create(const DnnlConvShape& s) {
                        true);
       }
       m.bwd_weights = dnnl::convolution_backward_weights(wpd);
+      m.workspace_bytes = std::max(m.workspace_bytes, layout.size);
+    }
+    {
+      DnnlWorkspaceLayout layout = shared;
+      m.d_scratch = dpd.scratchpad_desc();
+      m.d_scratch_off = layout.Take(m.d_scratch.get_size());
+      if (!m.shared_ddst) {
+        m.d_ddst.Init(m.user_dst, dpd.diff_dst_desc(), true, &layout);
+      }
+      m.d_wei.Init(m.user_wei, dpd.weights_desc(), true, &layout);
+      m.d_dsrc.Init(m.user_src, dpd.diff_src_desc(), false, &layout);
+      m.bwd_data = dnnl::convolution_backward_data(dpd);
       m.workspace_bytes = std::max(m.workspace_bytes, layout.size);
     }
     m.info = std::string("fwd ") + fpd.impl_info_str() + ", bwd_data " +
@@ -327,42 +355,46 @@ void DnnlConv::Forward(const float* x, const float* w, const float* b,
   DnnlStream().wait();
 }
 
-void DnnlConv::BackwardData(const float* dy, const float* w, float* dx,
-                            void* workspace) const {
-  const Impl& m = *impl_;
-  char* ws = static_cast<char*>(workspace);
-  std::unordered_map<int, memory> args;
-  args[DNNL_ARG_DIFF_DST] = m.d_ddst.Bind(dy, ws, true);
-  args[DNNL_ARG_WEIGHTS] = m.d_wei.Bind(w, ws, true);
-  memory dsrc = m.d_dsrc.Bind(dx, ws, false);
-  args[DNNL_ARG_DIFF_SRC] = dsrc;
-  args[DNNL_ARG_SCRATCHPAD] = DnnlScratchpad(m.d_scratch, ws,
-                                             m.d_scratch_off);
-  m.bwd_data.execute(DnnlStream(), args);
-  m.d_dsrc.Finish(dsrc, dx);
-  DnnlStream().wait();
-}
+bool DnnlConv::SharesDiffDst() const { return impl_->shared_ddst; }
 
-void DnnlConv::BackwardWeights(const float* x, const float* dy, float* dw,
-                               float* db, void* workspace) const {
+void DnnlConv::Backward(const float* x, const float* dy, const float* w,
+                        float* dw, float* db, float* dx,
+                        void* workspace) const {
   const Impl& m = *impl_;
   char* ws = static_cast<char*>(workspace);
-  std::unordered_map<int, memory> args;
-  args[DNNL_ARG_SRC] = m.w_src.Bind(x, ws, true);
-  args[DNNL_ARG_DIFF_DST] = m.w_ddst.Bind(dy, ws, true);
-  memory dwei = m.w_dwei.Bind(dw, ws, false);
-  args[DNNL_ARG_DIFF_WEIGHTS] = dwei;
-  memory dbias;
-  if (m.s.bias) {
-    dbias = m.w_dbias.Bind(db, ws, false);
-    args[DNNL_ARG_DIFF_BIAS] = dbias;
+  bool ddst_ready = false;
+  if (dw) {
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_SRC] = m.w_src.Bind(x, ws, true);
+    args[DNNL_ARG_DIFF_DST] = m.w_ddst.Bind(dy, ws, true);
+    ddst_ready = m.shared_ddst;
+    memory dwei = m.w_dwei.Bind(dw, ws, false);
+    args[DNNL_ARG_DIFF_WEIGHTS] = dwei;
+    memory dbias;
+    if (m.s.bias) {
+      dbias = m.w_dbias.Bind(db, ws, false);
+      args[DNNL_ARG_DIFF_BIAS] = dbias;
+    }
+    args[DNNL_ARG_SCRATCHPAD] = DnnlScratchpad(m.w_scratch, ws,
+                                               m.w_scratch_off);
+    m.bwd_weights.execute(DnnlStream(), args);
+    m.w_dwei.Finish(dwei, dw);
+    if (m.s.bias && db) m.w_dbias.Finish(dbias, db);
+    DnnlStream().wait();
   }
-  args[DNNL_ARG_SCRATCHPAD] = DnnlScratchpad(m.w_scratch, ws,
-                                             m.w_scratch_off);
-  m.bwd_weights.execute(DnnlStream(), args);
-  m.w_dwei.Finish(dwei, dw);
-  if (m.s.bias && db) m.w_dbias.Finish(dbias, db);
-  DnnlStream().wait();
+  if (dx) {
+    std::unordered_map<int, memory> args;
+    args[DNNL_ARG_DIFF_DST] = ddst_ready ? m.d_ddst.Bind(dy, ws, false)
+                                         : m.d_ddst.Bind(dy, ws, true);
+    args[DNNL_ARG_WEIGHTS] = m.d_wei.Bind(w, ws, true);
+    memory dsrc = m.d_dsrc.Bind(dx, ws, false);
+    args[DNNL_ARG_DIFF_SRC] = dsrc;
+    args[DNNL_ARG_SCRATCHPAD] = DnnlScratchpad(m.d_scratch, ws,
+                                               m.d_scratch_off);
+    m.bwd_data.execute(DnnlStream(), args);
+    m.d_dsrc.Finish(dsrc, dx);
+    DnnlStream().wait();
+  }
 }
 
 #else  // !USE_DNNL
@@ -381,10 +413,9 @@ size_t DnnlConv::WorkspaceBytes() const { return 0; }
 std::string DnnlConv::ImplInfo() const { return ""; }
 void DnnlConv::Forward(const float*, const float*, const float*, float*,
                        void*) const {}
-void DnnlConv::BackwardData(const float*, const float*, float*,
-                            void*) const {}
-void DnnlConv::BackwardWeights(const float*, const float*, float*, float*,
-                               void*) const {}
+bool DnnlConv::SharesDiffDst() const { return false; }
+void DnnlConv::Backward(const float*, const float*, const float*, float*,
+                        float*, float*, void*) const {}
 
 #endif  // USE_DNNL
 
