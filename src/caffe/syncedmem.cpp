@@ -1,5 +1,7 @@
 #include "caffe/syncedmem.hpp"
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstring>
 
@@ -16,6 +18,9 @@ std::atomic<size_t> g_bytes_peak(0);
 // The allocation's size lives in a 64-byte header in front of it, which
 // keeps the returned pointer 64-byte aligned.
 const size_t kHeader = 64;
+// Allocations this large start on a 2 MiB boundary and ask for huge pages.
+const size_t kHugePage = size_t(2) << 20;
+const size_t kHugeFrom = size_t(4) << 20;
 }  // namespace
 
 size_t HostBytesInUse() { return g_bytes_in_use.load(); }
@@ -30,9 +35,17 @@ void CaffeMallocHost(void** ptr, size_t size) {
   CheckHostAllocation(size);
   // 64-byte alignment suits AVX-512 kernels in OpenBLAS and oneDNN.
   const size_t rounded = ((size + 63) / 64) * 64;
-  char* base = static_cast<char*>(std::aligned_alloc(64, rounded + kHeader));
+  const bool huge = rounded + kHeader >= kHugeFrom;
+  char* base = static_cast<char*>(
+      std::aligned_alloc(huge ? kHugePage : 64, rounded + kHeader));
   CAFFE_CHECK(base != nullptr) << "host allocation of " << size
                                << " bytes failed";
+  if (huge) {
+    // Large tensors are swept whole by every layer: 2 MiB pages spare the
+    // TLB (where the kernel leaves transparent huge pages to madvise).
+    // Advice only: a refusal changes nothing.
+    madvise(base, (rounded + kHeader) / kHugePage * kHugePage, MADV_HUGEPAGE);
+  }
   *reinterpret_cast<size_t*>(base) = rounded;
   const size_t now = g_bytes_in_use += rounded;
   size_t peak = g_bytes_peak.load();
