@@ -22,7 +22,7 @@
 #     before each net.  BENCH_FORCE=1 runs anyway and marks every figure
 #     INVALID.
 #   * It prints PyTorch's median next to its last quiet value
-#     (bench/quiet_baselines.tsv, per net, batch and threads): a baseline
+#     (bench/quiet_baselines.tsv, per net, batch, threads and CPU): a baseline
 #     far from it (more than 25% either way) means the run was disturbed,
 #     and the row says so.  UPDATE_BASELINES=1 records this run's values
 #     (do it only after a quiet run).
@@ -51,6 +51,10 @@ BENCH_FORCE="${BENCH_FORCE:-0}"
 UPDATE_BASELINES="${UPDATE_BASELINES:-0}"
 CAFFE_ARGS="${CAFFE_ARGS:-}"
 BASELINES=bench/quiet_baselines.tsv
+# Baselines hold per CPU: the project's machines differ from session to
+# session (an Intel Xeon with a large L3, an AMD EPYC with 32 MiB), and
+# PyTorch's time on one says nothing about a disturbance on another.
+CPU_KEY="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1 | tr -s ' ' '_')-L3:$(lscpu 2>/dev/null | sed -n 's/^L3 cache:[[:space:]]*//p' | tr -d ' ' | sed 's/(.*//')"
 TIME_BIN=/usr/bin/time
 
 export OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS"
@@ -116,7 +120,7 @@ fi
 
 baseline_of() {  # net batch -> "ms date" or ""
     [ -f "$BASELINES" ] || return 0
-    awk -v n="$1" -v b="$2" -v t="$THREADS" '$1 == n && $2 == b && $3 == t { r = $4 " " $5 } END { if (r) print r }' "$BASELINES"
+    awk -v n="$1" -v b="$2" -v t="$THREADS" -v c="$CPU_KEY" '$1 == n && $2 == b && $3 == t && $6 == c { r = $4 " " $5 } END { if (r) print r }' "$BASELINES"
 }
 
 check_quiet
@@ -180,7 +184,7 @@ for spec in $NETS; do
     [ -n "$quiet" ] && q_text="${quiet%% *} ms (${quiet#* })" || q_text="none"
     ROWS+=("| $net | $batch | $c_min / $c_med | $t_min / $t_med | $ratio | $share | $(mib "$(printf '%s\n' "${c_rss[@]+"${c_rss[@]}"}" | sort -g | tail -n 1)") | $(mib "$(printf '%s\n' "${t_rss[@]+"${t_rss[@]}"}" | sort -g | tail -n 1)") | $q_text | ${verdict:-ok} |")
     # Only an undisturbed row becomes the new quiet value.
-    [ -z "$verdict" ] && num "$t_med" && NEW_BASELINES+=("$net $batch $THREADS $t_med $(date -u +%Y-%m-%d)")
+    [ -z "$verdict" ] && num "$t_med" && NEW_BASELINES+=("$net $batch $THREADS $t_med $(date -u +%Y-%m-%d) $CPU_KEY")
 done
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -201,7 +205,7 @@ mkdir -p "$(dirname "$OUT")" && cp "$TMP/report.md" "$OUT" && echo "wrote $OUT"
 if [ "$UPDATE_BASELINES" = 1 ] && [ "$VALID" = 1 ]; then
     for line in "${NEW_BASELINES[@]+"${NEW_BASELINES[@]}"}"; do
         set -- $line
-        { [ -f "$BASELINES" ] && awk -v n="$1" -v b="$2" -v t="$3" '!($1 == n && $2 == b && $3 == t)' "$BASELINES"
+        { [ -f "$BASELINES" ] && awk -v n="$1" -v b="$2" -v t="$3" -v c="$6" '!($1 == n && $2 == b && $3 == t && $6 == c)' "$BASELINES"
           echo "$line"; } > "$TMP/b.tsv" && mv "$TMP/b.tsv" "$BASELINES"
     done
     echo "updated $BASELINES"
