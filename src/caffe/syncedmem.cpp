@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "caffe/memory_resource.hpp"
@@ -36,8 +37,12 @@ void CaffeMallocHost(void** ptr, size_t size) {
   // 64-byte alignment suits AVX-512 kernels in OpenBLAS and oneDNN.
   const size_t rounded = ((size + 63) / 64) * 64;
   const bool huge = rounded + kHeader >= kHugeFrom;
-  char* base = static_cast<char*>(
-      std::aligned_alloc(huge ? kHugePage : 64, rounded + kHeader));
+  // posix_memalign, not aligned_alloc: C11 wants the size a multiple of
+  // the alignment, which a 2 MiB alignment would not be (ASan enforces it).
+  void* raw = nullptr;
+  const int failed =
+      posix_memalign(&raw, huge ? kHugePage : 64, rounded + kHeader);
+  char* base = failed ? nullptr : static_cast<char*>(raw);
   CAFFE_CHECK(base != nullptr) << "host allocation of " << size
                                << " bytes failed";
   if (huge) {
