@@ -2,6 +2,8 @@
 
 #ifdef USE_DNNL
 
+#include <algorithm>
+
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/parallel.hpp"
 
