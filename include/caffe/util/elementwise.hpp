@@ -94,13 +94,66 @@ void ForEach(long n, long grain, const Body& body) {
   });
 }
 
+// A launch policy runs a body over [0, n): operator() for element-wise
+// bodies, Channels for channel bodies (which may call SumOverChannel),
+// Planes for plane bodies (which loop over a plane with
+// CAFFE_PLANE_LOOP).  On the CPU all three are ForEach.
 struct CpuLaunch {
   static constexpr bool gpu = false;
   template <typename Body>
   void operator()(long n, long grain, const Body& body) const {
     ForEach(n, grain, body);
   }
+  template <typename Body>
+  void Channels(long n, long grain, const Body& body) const {
+    ForEach(n, grain, body);
+  }
+  template <typename Body>
+  void Planes(long n, long grain, const Body& body) const {
+    ForEach(n, grain, body);
+  }
 };
+
+// How the GPU runs channel and plane bodies (gpu_launch.cuh), and what a
+// body sees of it.  A body is still called once per index in every
+// thread that runs it; the launch's block shape says how threads share:
+//  * ForEachGpu: 1-D blocks, one thread per index.  Everything below is
+//    the CPU's: the lead thread, one lane, serial sums.
+//  * Channel blocks, (32, kChannelWarps, 1): the block's 256 threads all
+//    call the body with the same channel.  SumOverChannel and
+//    SumTwoOverChannel split the channel's terms over them and give each
+//    the total; only the lead thread (ChannelLead()) may write, so a
+//    channel body guards its stores with it and computes what it stores
+//    from sums and values read before the launch.
+//  * Plane blocks, (32, 1, kPlaneWarps): a warp per plane.  A plane body
+//    walks its elements with CAFFE_PLANE_LOOP, lane by lane, so a warp
+//    reads a plane in coalesced rows; elements must be independent.
+const int kChannelWarps = 8;
+const int kChannelThreads = 32 * kChannelWarps;
+const int kPlaneWarps = 8;
+
+#ifdef __CUDA_ARCH__
+__device__ inline bool InChannelBlock() { return blockDim.y > 1; }
+__device__ inline bool InPlaneBlock() { return blockDim.z > 1; }
+#endif
+
+CAFFE_KERNEL inline bool ChannelLead() {
+#ifdef __CUDA_ARCH__
+  return !InChannelBlock() || (threadIdx.x == 0 && threadIdx.y == 0);
+#else
+  return true;
+#endif
+}
+
+// for (int i = 0; i < n; ++i) on the CPU (the very loop, so it vectorizes
+// as before); a lane's share of it in a GPU plane block.
+#ifdef __CUDA_ARCH__
+#define CAFFE_PLANE_LOOP(i, n)                                     \
+  for (int i = InPlaneBlock() ? static_cast<int>(threadIdx.x) : 0; \
+       i < (n); i += InPlaneBlock() ? static_cast<int>(blockDim.x) : 1)
+#else
+#define CAFFE_PLANE_LOOP(i, n) for (int i = 0; i < (n); ++i)
+#endif
 
 // Bodies shared by the per-channel layers (Scale, Bias), over a tensor
 // laid out as (outer, channels, inner).
@@ -116,14 +169,14 @@ struct ChannelPlanes {
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * inner;
     const Dtype value = c[p % channels];
-    for (int i = 0; i < inner; ++i) y[off + i] = op(x[off + i], value);
+    CAFFE_PLANE_LOOP(i, inner) y[off + i] = op(x[off + i], value);
   }
 };
 
 // A deterministic sum that vectorizes.  Term j of a run is added to lane
 // j % kSumLanes (counted from the run's start); Total() combines the lanes
 // pairwise in a fixed order.  So the order of additions depends only on the
-// run lengths -- every thread count and both devices give the same bits --
+// run lengths -- every thread count gives the same bits --
 // while the independent lanes let the compiler use vector adds and keep
 // several additions in flight, where one running sum waits on each add.
 const int kSumLanes = 8;
@@ -172,9 +225,54 @@ struct LaneSum {
 
 // Channel d of a tensor laid out as (outer, channels, inner): adds every
 // term of the channel, one run of `inner` per n, in n order.
+#ifdef __CUDA_ARCH__
+// A channel block's sums: thread t adds the channel's terms t, t + 256,
+// ... (counted over (n, inner) in order), then the block adds the 256
+// partial sums pairwise in a fixed tree.  Deterministic for a given shape,
+// but not the CPU's order: the two devices' sums differ in rounding.
+template <typename Acc, typename TermA, typename TermB>
+__device__ void BlockSumsOverChannel(long d, int outer, int channels,
+                                     int inner, const TermA& term_a,
+                                     const TermB& term_b, bool both,
+                                     Acc* sum_a, Acc* sum_b) {
+  __shared__ Acc shared_a[kChannelThreads];
+  __shared__ Acc shared_b[kChannelThreads];
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  const long count = static_cast<long>(outer) * inner;
+  Acc a = Acc(0), b = Acc(0);
+  for (long k = t; k < count; k += kChannelThreads) {
+    const long n = k / inner;
+    const long j = (n * channels + d) * inner + (k - n * inner);
+    a += static_cast<Acc>(term_a(j));
+    if (both) b += static_cast<Acc>(term_b(j));
+  }
+  shared_a[t] = a;
+  shared_b[t] = b;
+  __syncthreads();
+  for (int half = kChannelThreads / 2; half > 0; half /= 2) {
+    if (t < half) {
+      shared_a[t] = shared_a[t] + shared_a[t + half];
+      shared_b[t] = shared_b[t] + shared_b[t + half];
+    }
+    __syncthreads();
+  }
+  *sum_a = shared_a[0];
+  *sum_b = shared_b[0];
+  __syncthreads();  // every thread has read before the next sum writes
+}
+#endif
+
 template <typename Acc, typename Term>
 CAFFE_KERNEL Acc SumOverChannel(long d, int outer, int channels, int inner,
                                 const Term& term) {
+#ifdef __CUDA_ARCH__
+  if (InChannelBlock()) {
+    Acc a, unused;
+    BlockSumsOverChannel<Acc>(d, outer, channels, inner, term, term, false,
+                              &a, &unused);
+    return a;
+  }
+#endif
   LaneSum<Acc> sum;
   for (int n = 0; n < outer; ++n)
     sum.AddRun((static_cast<long>(n) * channels + d) * inner, inner, term);
@@ -187,6 +285,13 @@ CAFFE_KERNEL void SumTwoOverChannel(long d, int outer, int channels,
                                     int inner, const TermA& term_a,
                                     const TermB& term_b, Acc* sum_a,
                                     Acc* sum_b) {
+#ifdef __CUDA_ARCH__
+  if (InChannelBlock()) {
+    BlockSumsOverChannel<Acc>(d, outer, channels, inner, term_a, term_b, true,
+                              sum_a, sum_b);
+    return;
+  }
+#endif
   LaneSum<Acc> a, b;
   for (int n = 0; n < outer; ++n) {
     LaneSum<Acc>::AddRuns(&a, &b, (static_cast<long>(n) * channels + d) * inner,
@@ -206,17 +311,18 @@ struct ChannelSumPair {
   TermA term_a;
   TermB term_b;
   CAFFE_KERNEL void operator()(long d) const {
+    Dtype a = Dtype(0), b = Dtype(0);
     if (acc_a && acc_b) {
-      Dtype a, b;
       SumTwoOverChannel<Dtype>(d, outer, channels, inner, term_a, term_b, &a,
                                &b);
-      acc_a[d] += a;
-      acc_b[d] += b;
     } else if (acc_a) {
-      acc_a[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term_a);
+      a = SumOverChannel<Dtype>(d, outer, channels, inner, term_a);
     } else if (acc_b) {
-      acc_b[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term_b);
+      b = SumOverChannel<Dtype>(d, outer, channels, inner, term_b);
     }
+    if (!ChannelLead()) return;
+    if (acc_a) acc_a[d] += a;
+    if (acc_b) acc_b[d] += b;
   }
 };
 
@@ -227,7 +333,8 @@ struct ChannelSum {
   int outer, channels, inner;
   Term term;
   CAFFE_KERNEL void operator()(long d) const {
-    acc[d] += SumOverChannel<Dtype>(d, outer, channels, inner, term);
+    const Dtype sum = SumOverChannel<Dtype>(d, outer, channels, inner, term);
+    if (ChannelLead()) acc[d] += sum;
   }
 };
 
@@ -294,7 +401,7 @@ struct PlaneOf {
   int inner;
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * inner;
-    for (int i = 0; i < inner; ++i) body(off + i);
+    CAFFE_PLANE_LOOP(i, inner) body(off + i);
   }
 };
 
@@ -316,9 +423,9 @@ void LaunchStage(const Launch& launch, const Stage& stage) {
     launch(stage.channels, GrainFor(channel_work), stage);
     return;
   }
-  launch(stage.channels, GrainFor(channel_work), stage.channel);
-  launch(static_cast<long>(stage.outer) * stage.channels,
-         GrainFor(stage.inner), stage.plane);
+  launch.Channels(stage.channels, GrainFor(channel_work), stage.channel);
+  launch.Planes(static_cast<long>(stage.outer) * stage.channels,
+                GrainFor(stage.inner), stage.plane);
 }
 
 // Plane p: y = x, element by element.
@@ -329,7 +436,7 @@ struct PlaneCopy {
   int inner;
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * inner;
-    for (int i = 0; i < inner; ++i) y[off + i] = x[off + i];
+    CAFFE_PLANE_LOOP(i, inner) y[off + i] = x[off + i];
   }
 };
 
@@ -360,6 +467,26 @@ struct Scaled {
   Dtype c;
   Dtype* y;
   CAFFE_KERNEL void operator()(long i) const { y[i] = c * x[i]; }
+};
+
+// y = a * x + b * y as BLAS's axpby computes it (caffe_cpu_axpby): y is
+// not read when b is 0, nor x when a is 0, so whatever they hold (NaN
+// included: mem_param's check mode fills dead buffers with NaN) leaves no
+// trace.
+template <typename Dtype>
+struct Axpby {
+  const Dtype* x;
+  Dtype* y;
+  Dtype a, b;
+  CAFFE_KERNEL void operator()(long i) const {
+    if (b == Dtype(0)) {
+      y[i] = (a == Dtype(0)) ? Dtype(0) : a * x[i];
+    } else if (a == Dtype(0)) {
+      y[i] = b * y[i];
+    } else {
+      y[i] = a * x[i] + b * y[i];
+    }
+  }
 };
 
 template <typename Dtype>

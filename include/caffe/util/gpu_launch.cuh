@@ -8,6 +8,9 @@
 //  * Indices are 64-bit (long): a blob past 2^31 elements is indexed
 //    correctly.  The grid is capped so huge n loops in each thread instead
 //    of overflowing gridDim.
+//  * ForEachChannelGpu and ForEachPlaneGpu run channel and plane bodies
+//    (GpuLaunch's Channels and Planes) in the block shapes whose contract
+//    elementwise.hpp states: a block per channel, a warp per plane.
 //  * A launch failure throws caffe::Error right after the launch.
 #ifndef CAFFE_UTIL_GPU_LAUNCH_CUH_
 #define CAFFE_UTIL_GPU_LAUNCH_CUH_
@@ -39,6 +42,39 @@ void ForEachGpu(long n, const Body& body) {
   CUDA_POST_LAUNCH_CHECK("ForEachGpu");
 }
 
+// Channel and plane launches (the block shapes elementwise.hpp's
+// contract names): every thread of a channel block calls body(c) for the
+// block's channels; a plane block's warp z calls body(p) for its planes.
+template <typename Body>
+__global__ void ForEachChannelKernel(long n, Body body) {
+  for (long c = blockIdx.x; c < n; c += gridDim.x) body(c);
+}
+template <typename Body>
+__global__ void ForEachPlaneKernel(long n, Body body) {
+  const long stride = static_cast<long>(gridDim.x) * kPlaneWarps;
+  for (long p = static_cast<long>(blockIdx.x) * kPlaneWarps + threadIdx.z;
+       p < n; p += stride)
+    body(p);
+}
+
+template <typename Body>
+void ForEachChannelGpu(long n, const Body& body) {
+  if (n <= 0) return;
+  const long blocks = std::min(kGpuMaxBlocks, n);
+  ForEachChannelKernel<Body><<<static_cast<unsigned>(blocks),
+                               dim3(32, kChannelWarps, 1)>>>(n, body);
+  CUDA_POST_LAUNCH_CHECK("ForEachChannelGpu");
+}
+template <typename Body>
+void ForEachPlaneGpu(long n, const Body& body) {
+  if (n <= 0) return;
+  const long blocks =
+      std::min(kGpuMaxBlocks, (n + kPlaneWarps - 1) / kPlaneWarps);
+  ForEachPlaneKernel<Body><<<static_cast<unsigned>(blocks),
+                             dim3(32, 1, kPlaneWarps)>>>(n, body);
+  CUDA_POST_LAUNCH_CHECK("ForEachPlaneGpu");
+}
+
 // The GPU launch policy (see CpuLaunch in elementwise.hpp); the grain is a
 // CPU notion and ignored here.
 struct GpuLaunch {
@@ -46,6 +82,14 @@ struct GpuLaunch {
   template <typename Body>
   void operator()(long n, long grain, const Body& body) const {
     ForEachGpu(n, body);
+  }
+  template <typename Body>
+  void Channels(long n, long grain, const Body& body) const {
+    ForEachChannelGpu(n, body);
+  }
+  template <typename Body>
+  void Planes(long n, long grain, const Body& body) const {
+    ForEachPlaneGpu(n, body);
   }
 };
 

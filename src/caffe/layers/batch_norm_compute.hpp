@@ -48,13 +48,16 @@ struct BatchNormStats {
   int num, channels, spatial;
   CAFFE_KERNEL void operator()(long c) const {
     const double per_channel = static_cast<double>(num) * spatial;
-    mean[c] = static_cast<Dtype>(
+    const Dtype m = static_cast<Dtype>(
         SumOverChannel<double>(c, num, channels, spatial,
                                DoubleValue<Dtype>{x}) / per_channel);
-    var[c] = static_cast<Dtype>(
+    const Dtype v = static_cast<Dtype>(
         SumOverChannel<double>(c, num, channels, spatial,
-                               CenteredSquare<Dtype>{x, mean[c]}) /
+                               CenteredSquare<Dtype>{x, m}) /
         per_channel);
+    if (!ChannelLead()) return;
+    mean[c] = m;
+    var[c] = v;
   }
 };
 
@@ -70,7 +73,7 @@ struct BatchNormNormalize {
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * spatial;
     const int c = static_cast<int>(p % channels);
-    for (int s = 0; s < spatial; ++s) {
+    CAFFE_PLANE_LOOP(s, spatial) {
       const Dtype v = (x[off + s] - mean[c]) / sd[c];
       y[off + s] = v;
       if (kept) kept[off + s] = v;
@@ -92,6 +95,7 @@ struct BatchNormGradientMeans {
     SumTwoOverChannel<double>(c, num, channels, spatial,
                               DoubleValue<Dtype>{dy},
                               DoubleProduct<Dtype>{dy, y}, &sum_dy, &sum_dyy);
+    if (!ChannelLead()) return;
     mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
     mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
   }
@@ -112,10 +116,10 @@ struct BatchNormBackward {
     const long off = p * spatial;
     const int c = static_cast<int>(p % channels);
     if (!mean_dy) {
-      for (int s = 0; s < spatial; ++s) dx[off + s] = dy[off + s] / sd[c];
+      CAFFE_PLANE_LOOP(s, spatial) dx[off + s] = dy[off + s] / sd[c];
       return;
     }
-    for (int s = 0; s < spatial; ++s) {
+    CAFFE_PLANE_LOOP(s, spatial) {
       const long i = off + s;
       dx[i] = (dy[i] - mean_dy[c] - mean_dyy[c] * y[i]) / sd[c];
     }
@@ -132,6 +136,7 @@ struct BatchNormGlobalStats {
   Dtype* var;
   Dtype factor;
   CAFFE_KERNEL void operator()(long c) const {
+    if (!ChannelLead()) return;
     mean[c] = factor * mean_sum[c];
     var[c] = factor * var_sum[c];
   }
@@ -146,6 +151,7 @@ struct BatchNormRunningSums {
   Dtype* var_sum;
   Dtype fraction, correction;
   CAFFE_KERNEL void operator()(long c) const {
+    if (!ChannelLead()) return;
     mean_sum[c] = mean[c] + fraction * mean_sum[c];
     var_sum[c] = correction * var[c] + fraction * var_sum[c];
   }
@@ -157,6 +163,7 @@ struct BatchNormSqrt {
   Dtype* sd;
   Dtype eps;
   CAFFE_KERNEL void operator()(long c) const {
+    if (!ChannelLead()) return;
     sd[c] = std::sqrt(sd[c] + eps);
   }
 };

@@ -22,8 +22,8 @@ void BiasLayer<Dtype>::ForwardWith(const Launch& launch,
   const Dtype* x = DataOn(gpu, *bottom[0]);
   const ChannelPlanes<Dtype, AddOp<Dtype> > body{
       x, b, MutableDataOn(gpu, top[0]), bias_dim_, inner_dim_, AddOp<Dtype>()};
-  launch(static_cast<long>(outer_dim_) * bias_dim_, GrainFor(inner_dim_),
-         body);
+  launch.Planes(static_cast<long>(outer_dim_) * bias_dim_,
+                GrainFor(inner_dim_), body);
 }
 
 template <typename Dtype>
@@ -45,8 +45,8 @@ void BiasLayer<Dtype>::BackwardWith(const Launch& launch,
     // db[d] += the sum of dy over the channel.
     const ChannelSum<Dtype, ValueTerm<Dtype> > body{
         db, outer_dim_, bias_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
-    launch(bias_dim_, GrainFor(static_cast<long>(outer_dim_) * inner_dim_),
-           body);
+    launch.Channels(bias_dim_,
+                    GrainFor(static_cast<long>(outer_dim_) * inner_dim_), body);
   }
 }
 

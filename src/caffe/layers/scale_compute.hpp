@@ -48,8 +48,8 @@ void ScaleLayer<Dtype>::ForwardWith(const Launch& launch,
     const vector<Blob<Dtype>*>& bottom, const vector<Blob<Dtype>*>& top) {
   // Planes only: no channel runs needed.
   const auto stage = ForwardStage(launch, bottom, top);
-  launch(static_cast<long>(outer_dim_) * scale_dim_, GrainFor(inner_dim_),
-         stage.plane);
+  launch.Planes(static_cast<long>(outer_dim_) * scale_dim_,
+                GrainFor(inner_dim_), stage.plane);
 }
 
 // Per channel the parameter gradients (the bias's, as the Bias layer

@@ -39,7 +39,7 @@ void gpu_channel_bias_add(long outer, int channels, long inner,
 template <typename Dtype>
 void gpu_channel_sum(int outer, int channels, int inner, const Dtype* x,
                      Dtype* acc) {
-  ForEachGpu(channels, ChannelSum<Dtype, ValueTerm<Dtype> >{
+  ForEachChannelGpu(channels, ChannelSum<Dtype, ValueTerm<Dtype> >{
                            acc, outer, channels, inner, ValueTerm<Dtype>{x}});
 }
 
