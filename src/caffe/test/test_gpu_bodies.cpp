@@ -213,6 +213,31 @@ const PoolCase kPoolCases[] = {
 
 // The pooling bodies against PoolingLayer<double>'s CPU loops (double
 // never takes the oneDNN engine).
+// gpu_axpby's body computes what caffe_cpu_axpby (BLAS) computes, and
+// like it never reads y when b is 0: a y full of NaN (what mem_param's
+// check mode leaves in a dead buffer) must not turn into NaN.  The GPU's
+// body once read it, and an LSTM net trained with check mode got a NaN
+// loss on the GPU only (EuclideanLoss's backward).
+TEST(GpuBodiesTest, AxpbyBodyReadsAsBlasDoes) {
+  const std::vector<double> x = Gaussian(37, 5);
+  const std::vector<double> y0 = Gaussian(37, 6);
+  const double nan = std::nan("");
+  const struct { double a, b; bool nan_y, nan_x; } cases[] = {
+      {0.5, 0.0, true, false}, {0.0, 0.0, true, true}, {0.0, 1.5, false, true},
+      {-2.0, 0.25, false, false}, {1.0, 1.0, false, false}};
+  for (const auto& c : cases) {
+    std::vector<double> xin = x, expected = y0, actual = y0;
+    if (c.nan_x) xin.assign(x.size(), nan);
+    if (c.nan_y) expected.assign(y0.size(), nan), actual = expected;
+    caffe_cpu_axpby<double>(37, c.a, xin.data(), c.b, expected.data());
+    ForEach(37, 1, Axpby<double>{xin.data(), actual.data(), c.a, c.b});
+    for (int i = 0; i < 37; ++i) {
+      ASSERT_FALSE(std::isnan(actual[i])) << c.a << " " << c.b << " " << i;
+      EXPECT_EQ(expected[i], actual[i]) << c.a << " " << c.b << " " << i;
+    }
+  }
+}
+
 TEST(GpuBodiesTest, PoolingBodiesMatchThePoolingLayer) {
   for (const PoolCase& c : kPoolCases) {
     const bool max = std::string(c.method) == "MAX";

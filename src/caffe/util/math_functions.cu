@@ -29,13 +29,6 @@ struct ScaleBody {
   CAFFE_KERNEL void operator()(long i) const { y[i] = a * x[i]; }
 };
 template <typename Dtype>
-struct AxpbyBody {
-  const Dtype* x;
-  Dtype* y;
-  Dtype a, b;
-  CAFFE_KERNEL void operator()(long i) const { y[i] = a * x[i] + b * y[i]; }
-};
-template <typename Dtype>
 struct SignBody {
   const Dtype* x;
   Dtype* y;
@@ -88,7 +81,7 @@ void gpu_scale(long n, Dtype a, const Dtype* x, Dtype* y) {
 }
 template <typename Dtype>
 void gpu_axpby(long n, Dtype a, const Dtype* x, Dtype b, Dtype* y) {
-  ForEachGpu(n, AxpbyBody<Dtype>{x, y, a, b});
+  ForEachGpu(n, Axpby<Dtype>{x, y, a, b});
 }
 template <typename Dtype>
 void gpu_sign(long n, const Dtype* x, Dtype* y) {
