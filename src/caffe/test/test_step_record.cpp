@@ -69,5 +69,37 @@ TEST(StepRecordTest, FirstDepartureNamesTheFirstBlobOutOfTolerance) {
   EXPECT_NE(FirstDeparture(got, want).find("recorded"), std::string::npos);
 }
 
+// Forcing a run onto another's path localizes a departure: LeNet whose
+// ReLU leaks (negative slope 0.5) against plain LeNet.  Unforced, what
+// follows the ReLU departs too; forced, only the ReLU's own records do
+// (its top in forward, its bottom's gradient in backward), in every
+// iteration, since every other layer computes from the plain run's inputs.
+TEST(StepRecordTest, AForcedRunDepartsOnlyWhereALayerDiffers) {
+  const std::vector<Produced> want = LenetRecord();
+  NetParameter leaky = ZooTrainVal(ZooModels()[0], 4);
+  leaky.mutable_state()->set_phase(TRAIN);
+  int relus = 0;
+  for (LayerParameter& l : *leaky.mutable_layer()) {
+    if (l.type() != "ReLU") continue;
+    l.mutable_relu_param()->set_negative_slope(0.5f);
+    ++relus;
+  }
+  ASSERT_EQ(relus, 1);
+  const std::vector<Produced> unforced = Record(Caffe::CPU, leaky, 2);
+  const std::vector<Produced> forced = Record(Caffe::CPU, leaky, 2, &want);
+  ASSERT_EQ(forced.size(), want.size());
+  const std::vector<size_t> parted = Departures(forced, want);
+  ASSERT_EQ(parted.size(), 4u) << FirstDeparture(forced, want);
+  for (size_t k : parted)
+    EXPECT_NE(want[k].where.find("(ReLU)"), std::string::npos)
+        << want[k].where;
+  std::vector<size_t> unforced_parted = Departures(unforced, want);
+  EXPECT_GT(unforced_parted.size(), parted.size());
+  bool beyond_relu = false;
+  for (size_t k : unforced_parted)
+    beyond_relu |= want[k].where.find("(ReLU)") == std::string::npos;
+  EXPECT_TRUE(beyond_relu);
+}
+
 }  // namespace
 }  // namespace caffe
