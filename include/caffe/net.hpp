@@ -172,7 +172,8 @@ class Net {
   void set_fuse_chains(bool value) { fuse_chains_ = value; }
   bool fuse_chains() const { return fuse_chains_; }
   // The layer whose time includes layer_id's when it runs fused (the
-  // chain's first layer for forward, last for backward), or -1.
+  // chain's first layer for forward, last for backward), or -1 (also when
+  // chains run layer by layer now, in GPU mode say).
   int fused_forward_into(int layer_id) const;
   int fused_backward_into(int layer_id) const;
 

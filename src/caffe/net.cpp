@@ -939,7 +939,7 @@ int Net<Dtype>::fused_forward_into(int layer_id) const {
   for (int k = layer_id; k >= 0 && k < static_cast<int>(chain_from_.size());
        --k) {
     const FusedChain<Dtype>* c = chain_from_[k].get();
-    if (c) return (fuse_chains_ && c->last() >= layer_id) ? k : -1;
+    if (c) return (MayFuse() && c->last() >= layer_id) ? k : -1;
   }
   return -1;
 }
@@ -949,7 +949,7 @@ int Net<Dtype>::fused_backward_into(int layer_id) const {
   const int n = static_cast<int>(chain_to_.size());
   for (int k = layer_id; k >= 0 && k < n; ++k) {
     const FusedChain<Dtype>* c = chain_to_[k].get();
-    if (c) return (fuse_chains_ && c->first() <= layer_id) ? k : -1;
+    if (c) return (MayFuse() && c->first() <= layer_id) ? k : -1;
   }
   return -1;
 }

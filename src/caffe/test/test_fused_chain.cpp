@@ -138,6 +138,13 @@ TEST(FusedChainTest, FindsTheInPlaceChains) {
     EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, alone))) << alone;
     EXPECT_EQ(-1, net.fused_backward_into(LayerIndex(net, alone))) << alone;
   }
+  // Chains that run layer by layer now (debug_info here; GPU mode too)
+  // attribute no time to another layer.
+  net.set_debug_info(true);
+  EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, "sc1")));
+  EXPECT_EQ(-1, net.fused_backward_into(LayerIndex(net, "sc1")));
+  net.set_debug_info(false);
+  EXPECT_EQ(LayerIndex(net, "bn1"), net.fused_forward_into(LayerIndex(net, "sc1")));
   net.set_fuse_chains(false);
   EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, "sc1")));
 }
