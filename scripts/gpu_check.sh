@@ -7,6 +7,10 @@
 #   test_gpu_<suite>.log/.xml  each suite's own run of test_gpu
 #   bench.log      bench/gpu/run_gpu_bench.sh, appended to (skipped with
 #                  GPU_BENCH=0; GPU_TESTS=0 runs the benchmark alone)
+#   profile_<net>_b<batch>_<variant>.log  with GPU_PROFILE="NET:BATCH[:VARIANT]
+#                  ...": `caffe time --gpu=0` of bench/gpu/make_nets.py's
+#                  net, its per-layer times and peak device bytes, before
+#                  the tests (a slow layer shows here first)
 # Exit status: that of the tests.
 #
 # The packed libraries are put on the library path of LeanCaffe's own
@@ -53,6 +57,17 @@ SANITIZER=""
 if [ -n "${GPU_SANITIZER:-}" ]; then
   SANITIZER="compute-sanitizer --tool $GPU_SANITIZER --error-exitcode 9"
 fi
+PROFILE_NETS="$(mktemp -d)"
+for spec in ${GPU_PROFILE:-}; do
+  proto="$(python3 bench/gpu/make_nets.py "$PROFILE_NETS" "$spec")"
+  log="$OUT/profile_$(basename "$proto" .prototxt).log"
+  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN .gpu/bin/caffe time \
+    --gpu=0 --model="$proto" --iterations="${PROFILE_ITERS:-5}" > "$log" 2>&1
+  echo "profile $spec: exit $?;" \
+    "$(grep -E 'Average Forward-Backward|Peak GPU' "$log" | sed 's/.*\] //' \
+       | tr '\n' ' ')"
+done
+rm -rf "$PROFILE_NETS"
 status=0
 if [ "${GPU_TESTS:-1}" != 0 ]; then
 filters="${GPU_TEST_FILTER:-$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
