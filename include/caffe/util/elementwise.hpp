@@ -223,8 +223,6 @@ struct LaneSum {
   }
 };
 
-// Channel d of a tensor laid out as (outer, channels, inner): adds every
-// term of the channel, one run of `inner` per n, in n order.
 #ifdef __CUDA_ARCH__
 // A channel block's sums: thread t adds the channel's terms t, t + 256,
 // ... (counted over (n, inner) in order), then the block adds the 256
@@ -262,6 +260,9 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
 }
 #endif
 
+// Channel d of a tensor laid out as (outer, channels, inner): adds every
+// term of the channel, one run of `inner` per n, in n order (in a GPU
+// channel block, BlockSumsOverChannel's order instead).
 template <typename Acc, typename Term>
 CAFFE_KERNEL Acc SumOverChannel(long d, int outer, int channels, int inner,
                                 const Term& term) {
