@@ -173,8 +173,13 @@ Communicator* StartMpiCommunicator() {
   MPI_Initialized(&initialized);
   if (!initialized) {
     int provided = 0;
-    const int code =
-        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    // Starting MPI waits for every rank to arrive, so a peer stopped before
+    // it gets here would hang this rank without the watch.
+    int code;
+    {
+      CollectiveWatch watch("MPI_Init (the start-up of all ranks)");
+      code = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    }
     if (code != MPI_SUCCESS)
       throw Error("MPI_Init_thread failed: this process was launched by "
                   "mpirun but MPI could not start");

@@ -907,9 +907,19 @@ pid_t FindProcess(const string& tag, int rank) {
   return -1;
 }
 
-// Starts a long 2-rank job in the background and, once it trains, sends
-// each of `signals` to `target` (a rank, or -1: mpirun) 2 s apart;
-// returns the job's result.
+// True once the job's log in `dir` shows rank 0 training.
+bool JobTrains(const TempDir& dir) {
+  std::ifstream log(dir.file("job.log"));
+  const string text((std::istreambuf_iterator<char>(log)),
+                    std::istreambuf_iterator<char>());
+  return text.find("Iteration ") != string::npos;
+}
+
+// Starts a long 2-rank job in the background and, once rank 0 logs
+// training iterations, sends each of `signals` to `target` (a rank, or -1:
+// mpirun) 2 s apart; returns the job's result.  Waiting for the log, not
+// just for the process, keeps a slow start-up on a loaded machine from
+// turning a signal meant for training into one during start-up.
 RunResult SignalJob(const TempDir& dir, int target, vector<int> signals,
                     const string& flags) {
   WriteFile(dir.file("net"), LenetNet(8));
@@ -918,15 +928,15 @@ RunResult SignalJob(const TempDir& dir, int target, vector<int> signals,
   const string tag = dir.path();
   RunResult result{-1, ""};
   std::thread job([&] {
-    result = RunShell("cd " + dir.path() + " && LEANCAFFE_TEST_TAG=" + tag +
-                      " " +
-                      Mpirun(2, Tool() + " train --solver=solver " + flags,
-                             120));
+    result = RunShell(
+        "cd " + dir.path() + " && (LEANCAFFE_TEST_TAG=" + tag + " " +
+        Mpirun(2, Tool() + " train --solver=solver " + flags, 120) +
+        ") > job.log 2>&1; status=$?; cat job.log; exit $status");
   });
   pid_t pid = -1;
-  for (int i = 0; i < 300 && pid < 0; ++i) {
+  for (int i = 0; i < 600 && (pid < 0 || !JobTrains(dir)); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    pid = FindProcess(tag, target);
+    if (pid < 0) pid = FindProcess(tag, target);
   }
   auto last_signal = std::chrono::steady_clock::now();
   for (int sig : signals) {
@@ -980,6 +990,24 @@ TEST_F(DataParallelTest, AStalledRankEndsTheJobAfterTheTimeout) {
   EXPECT_NE(r.output.find("a peer stalled or died"), string::npos)
       << r.output;
   EXPECT_NE(r.output.find("did not finish within 5 s"), string::npos)
+      << r.output;
+}
+
+TEST_F(DataParallelTest, ARankThatNeverStartsEndsTheJobAfterTheTimeout) {
+  // Rank 1 sleeps before it starts, so rank 0 waits alone in MPI's
+  // start-up, which waits for every rank: the watch must cover it too.
+  WriteFile(Path("net"), LenetNet(8));
+  WriteFile(Path("solver"), SolverText("net", 10));
+  const string train = Tool() + " train --solver=solver --dist_timeout=3";
+  const string late = "sh -c 'sleep 60; exec " + train + "'";
+  const RunResult r = RunShell("cd " + dir_.path() + " && " +
+                               Mpirun(1, train + " : -np 1 " + late, 120));
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.status, 124) << "the job had to be ended by timeout";
+  EXPECT_LT(r.seconds, 40) << r.output;
+  EXPECT_NE(r.output.find("MPI_Init (the start-up of all ranks) did not "
+                          "finish within 3 s"),
+            string::npos)
       << r.output;
 }
 
