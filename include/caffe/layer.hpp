@@ -226,9 +226,9 @@ class Layer {
   // The borrowing trait (MemoryContract::borrows_previous_output): a
   // lender returns the output it keeps for its backward (BatchNorm's
   // normalized output), null when it keeps none; the net hands it to the
-  // next layer when that one declares it may borrow, both run in place on
-  // one blob, and mem_param is on.  A borrower reads it instead of keeping
-  // a copy of its own input.
+  // next layer when that one declares it may borrow and both run in place
+  // on one blob, with or without mem_param.  A borrower reads it instead
+  // of keeping a copy of its own input.
   virtual const Blob<Dtype>* KeptOutput() const { return nullptr; }
   virtual void BorrowPreviousOutput(const Blob<Dtype>* output) {
     CAFFE_INTERNAL_CHECK(false) << "layer '" << layer_param_.name()

@@ -296,9 +296,12 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
                             (phase_ == TRAIN ? "TRAIN" : "TEST") + ")";
   // Refused here, before activations are allocated, when it cannot fit
   // (util/memory_fit.hpp); a planned net is checked before its plan binds.
+  // Borrowing changes no value, only where one copy lives, so it is on
+  // with or without mem_param: an unoptimized net saves the copy's memory
+  // and the pass that writes it too.
+  LendKeptOutputs();
   if (!planned) CheckMemoryFits(*this, NetMemoryNeed(*this), fit_context);
   if (planned) {
-    LendKeptOutputs();
     if (mp.share_diff()) {
       // What the caller reads stays its own: the blobs the plan pins and
       // each exclude_blob.

@@ -17,6 +17,7 @@
 #include "caffe/mem/planner.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/util/io.hpp"
+#include "caffe/util/memory_fit.hpp"
 
 namespace caffe {
 namespace {
@@ -188,6 +189,41 @@ TEST(InPlaceByPlanTest, ScaleKeepsNoCopyWhenNoBackwardRuns) {
   EXPECT_THROW(deploy.layers()[id]->Backward(deploy.top_vecs()[id], {true},
                                              deploy.bottom_vecs()[id]),
                InternalError);
+}
+
+// With or without mem_param, a Scale in place right after an in-place
+// BatchNorm reads BatchNorm's kept normalized output instead of copying
+// its input: the memory and the pass that writes the copy are saved, and
+// training keeps the bits of a net whose Scale keeps its own copy (its
+// BatchNorm writes a top of its own, so there is nothing to borrow).
+TEST(InPlaceByPlanTest, ScaleBorrowsBatchNormsCopyWithoutMemParam) {
+  const NetParameter param = BlockNet(true);
+  NetParameter apart = param;
+  for (LayerParameter& layer : *apart.mutable_layer()) {
+    if (layer.name() == "bn1") layer.set_top(0, "bn1");
+    if (layer.name() == "sc1") {
+      layer.set_bottom(0, "bn1");
+      layer.set_top(0, "bn1");
+    }
+    if (layer.name() == "sum") layer.set_bottom(0, "bn1");
+  }
+  Net<float> borrowing(param);
+  Net<float> copying(apart);
+  auto scale_id = [](const Net<float>& net) {
+    const std::vector<std::string>& names = net.layer_names();
+    return static_cast<int>(std::find(names.begin(), names.end(), "sc1") -
+                            names.begin());
+  };
+  EXPECT_TRUE(borrowing.borrows_kept_output(scale_id(borrowing)));
+  EXPECT_FALSE(copying.borrows_kept_output(scale_id(copying)));
+  // The copy Scale would keep is not among the net's layer buffers.
+  const size_t copy = copying.layer_by_name("sc1")->InternalBytes();
+  EXPECT_GT(copy, 0u);
+  EXPECT_EQ(NetMemoryNeed(borrowing).layer_buffers + copy,
+            NetMemoryNeed(copying).layer_buffers);
+  ExpectBitIdentical(TrainTrajectory(apart, nullptr, 4),
+                     TrainTrajectory(param, nullptr, 4),
+                     "Scale borrowing BatchNorm's copy");
 }
 
 // LRN keeps its scale (one value per element) for backward only: a net
