@@ -181,6 +181,19 @@ struct ChannelPlanes {
 // several additions in flight, where one running sum waits on each add.
 const int kSumLanes = 8;
 
+// Marks a loop over the lanes of one block as a vector loop (OpenMP's
+// simd, compiled with -fopenmp-simd: no threads, no runtime).  The lanes
+// are independent, so this changes no operation, only how they are
+// issued; left to itself, GCC 12 vectorized the loop around it instead
+// once a sum sat in a large fused body, shuffling lanes with permutes or
+// converting double terms one at a time (ResNet-50's fused BatchNorm
+// backward: 0.46 against 0.11 ns per element for a pair of double sums).
+#if defined(__CUDACC__)
+#define CAFFE_SIMD_LANES
+#else
+#define CAFFE_SIMD_LANES _Pragma("omp simd")
+#endif
+
 template <typename Acc>
 struct LaneSum {
   Acc lane[kSumLanes];
@@ -192,8 +205,10 @@ struct LaneSum {
   CAFFE_KERNEL void AddRun(long begin, long len, const Term& term) {
     long j = 0;
     for (; j + kSumLanes <= len; j += kSumLanes) {
+      const long base = begin + j;
+      CAFFE_SIMD_LANES
       for (int k = 0; k < kSumLanes; ++k)
-        lane[k] += static_cast<Acc>(term(begin + j + k));
+        lane[k] += static_cast<Acc>(term(base + k));
     }
     for (int k = 0; j < len; ++j, ++k)
       lane[k] += static_cast<Acc>(term(begin + j));
@@ -202,7 +217,8 @@ struct LaneSum {
   // gets exactly the additions AddRun would give it.  The lanes are summed
   // in local copies: `a` and `b` may alias as far as the compiler knows,
   // and through them it kept every add scalar (ResNet's BatchNorm
-  // backward spent a third of its time there).
+  // backward spent a third of its time there).  Both terms of an index
+  // are added in one loop over the lanes (see CAFFE_SIMD_LANES).
   template <typename TermA, typename TermB>
   CAFFE_KERNEL static void AddRuns(LaneSum* a, LaneSum* b, long begin,
                                    long len, const TermA& term_a,
@@ -210,10 +226,12 @@ struct LaneSum {
     LaneSum la = *a, lb = *b;
     long j = 0;
     for (; j + kSumLanes <= len; j += kSumLanes) {
-      for (int k = 0; k < kSumLanes; ++k)
-        la.lane[k] += static_cast<Acc>(term_a(begin + j + k));
-      for (int k = 0; k < kSumLanes; ++k)
-        lb.lane[k] += static_cast<Acc>(term_b(begin + j + k));
+      const long base = begin + j;
+      CAFFE_SIMD_LANES
+      for (int k = 0; k < kSumLanes; ++k) {
+        la.lane[k] += static_cast<Acc>(term_a(base + k));
+        lb.lane[k] += static_cast<Acc>(term_b(base + k));
+      }
     }
     for (int k = 0; j < len; ++j, ++k) {
       la.lane[k] += static_cast<Acc>(term_a(begin + j));
