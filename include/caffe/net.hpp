@@ -285,12 +285,11 @@ class Net {
     return c.get();
   }
   bool ReplayStartsAt(int layer_id) const;
-  // A Scale in place right after an in-place BatchNorm reads BatchNorm's
-  // kept normalized output instead of its own copy (with or without
-  // mem_param).
   // Refuses an in-place top the layer's memory contract does not allow.
   void CheckInPlace(int layer_id, const string& context) const;
-  // The borrowing trait (layer.hpp KeptOutput).
+  // The borrowing trait (layer.hpp KeptOutput): a Scale in place right
+  // after an in-place BatchNorm reads BatchNorm's kept normalized output
+  // instead of its own copy (with or without mem_param).
   void LendKeptOutputs();
   // The gradient-aliasing trait under mem_param with share_diff
   // (MemoryContract::diff_alias_bottom): on for every layer that declares

@@ -7,7 +7,8 @@
 // null), calls `prepare` on the train net before the first step (a
 // MemoryData layer is fed there), and records each iteration's smoothed
 // loss and the learnable weights at the end.  ExpectBitIdentical compares
-// with memcmp, not a tolerance: any difference is a bug.
+// with memcmp, not a tolerance: any difference is a bug.  LayerIndex finds
+// a layer by name (a test failure, and layer 0, when there is none).
 #ifndef CAFFE_TEST_MEM_TRAJECTORY_UTIL_HPP_
 #define CAFFE_TEST_MEM_TRAJECTORY_UTIL_HPP_
 
@@ -85,6 +86,13 @@ inline void ExpectBitIdentical(const Trajectory& a, const Trajectory& b,
   EXPECT_EQ(0, std::memcmp(a.weights.data(), b.weights.data(),
                            a.weights.size() * sizeof(float)))
       << what << ": weights differ";
+}
+
+inline int LayerIndex(const Net<float>& net, const std::string& name) {
+  for (size_t i = 0; i < net.layer_names().size(); ++i)
+    if (net.layer_names()[i] == name) return static_cast<int>(i);
+  ADD_FAILURE() << "no layer " << name;
+  return 0;
 }
 
 }  // namespace caffe

@@ -78,13 +78,6 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label"
   return param;
 }
 
-int LayerIndex(const Net<float>& net, const std::string& name) {
-  for (size_t i = 0; i < net.layer_names().size(); ++i)
-    if (net.layer_names()[i] == name) return static_cast<int>(i);
-  ADD_FAILURE() << "no layer " << name;
-  return -1;
-}
-
 // Every blob's data and diff and every parameter's data and diff after one
 // forward and backward pass.
 template <typename Dtype>

@@ -182,10 +182,7 @@ TEST(InPlaceByPlanTest, ScaleKeepsNoCopyWhenNoBackwardRuns) {
 
   Net<float> deploy(BlockNet(false));
   deploy.Forward();
-  const std::vector<std::string>& names = deploy.layer_names();
-  const int id = static_cast<int>(
-      std::find(names.begin(), names.end(), "sc1") - names.begin());
-  ASSERT_LT(id, static_cast<int>(names.size()));
+  const int id = LayerIndex(deploy, "sc1");
   EXPECT_THROW(deploy.layers()[id]->Backward(deploy.top_vecs()[id], {true},
                                              deploy.bottom_vecs()[id]),
                InternalError);
@@ -209,13 +206,8 @@ TEST(InPlaceByPlanTest, ScaleBorrowsBatchNormsCopyWithoutMemParam) {
   }
   Net<float> borrowing(param);
   Net<float> copying(apart);
-  auto scale_id = [](const Net<float>& net) {
-    const std::vector<std::string>& names = net.layer_names();
-    return static_cast<int>(std::find(names.begin(), names.end(), "sc1") -
-                            names.begin());
-  };
-  EXPECT_TRUE(borrowing.borrows_kept_output(scale_id(borrowing)));
-  EXPECT_FALSE(copying.borrows_kept_output(scale_id(copying)));
+  EXPECT_TRUE(borrowing.borrows_kept_output(LayerIndex(borrowing, "sc1")));
+  EXPECT_FALSE(copying.borrows_kept_output(LayerIndex(copying, "sc1")));
   // The copy Scale would keep is not among the net's layer buffers.
   const size_t copy = copying.layer_by_name("sc1")->InternalBytes();
   EXPECT_GT(copy, 0u);

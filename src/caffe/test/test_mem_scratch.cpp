@@ -41,13 +41,6 @@ layer { name: "ip" type: "InnerProduct" bottom: "p" top: "y"
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "y" bottom: "label" top: "loss" }
 )";
 
-int LayerIndex(const Net<float>& net, const std::string& name) {
-  for (size_t i = 0; i < net.layer_names().size(); ++i)
-    if (net.layer_names()[i] == name) return static_cast<int>(i);
-  ADD_FAILURE() << "no layer " << name;
-  return 0;
-}
-
 // Calls `f(layer)` after each layer's forward.
 struct AfterForward : Net<float>::Callback {
   std::function<void(int)> f;
