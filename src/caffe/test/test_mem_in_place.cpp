@@ -8,7 +8,6 @@
 // refuses reads.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
