@@ -73,6 +73,9 @@ class EltwiseLayer : public Layer<Dtype> {
   Blob<int> max_idx_;
 
  private:
+  void BackwardSum(bool gpu, const vector<Blob<Dtype>*>& top,
+                   const vector<bool>& propagate_down,
+                   const vector<Blob<Dtype>*>& bottom);
   bool UnitSum() const {
     if (op_ != EltwiseParameter_EltwiseOp_SUM) return false;
     for (float c : this->layer_param_.eltwise_param().coeff())

@@ -1,6 +1,7 @@
 // eltwise_kernels.hpp: the Eltwise layer's MAX bodies, written once and
 // launched on either device by eltwise_layer.cpp (ForEachOn); the .cu
-// compiles their GPU launches.  SUM and PROD use device math instead.
+// compiles their GPU launches.  SUM and PROD use device math instead,
+// except SUM's backward on the CPU (ScaledToTwo).
 #ifndef CAFFE_ELTWISE_KERNELS_HPP_
 #define CAFFE_ELTWISE_KERNELS_HPP_
 
@@ -50,6 +51,21 @@ struct EltwiseMaxBackward {
   int index;
   CAFFE_KERNEL void operator()(long j) const {
     dx[j] = mask[j] == index ? dy[j] : Dtype(0);
+  }
+};
+
+// SUM's backward for two bottoms in one pass over the top's gradient:
+// each is c * dy, as Scaled computes it, but dy is read once for both.
+template <typename Dtype>
+struct ScaledToTwo {
+  const Dtype* dy;
+  Dtype c0, c1;
+  Dtype* dx0;
+  Dtype* dx1;
+  CAFFE_KERNEL void operator()(long j) const {
+    const Dtype g = dy[j];
+    dx0[j] = c0 * g;
+    dx1[j] = c1 * g;
   }
 };
 

@@ -100,6 +100,10 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
                                      const vector<Blob<Dtype>*>& bottom) {
   const int count = top[0]->count();
   const Dtype* top_diff = DiffOn(gpu, *top[0]);
+  if (op_ == EltwiseParameter_EltwiseOp_SUM) {
+    BackwardSum(gpu, top, propagate_down, bottom);
+    return;
+  }
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
     Dtype* bottom_diff = MutableDiffOn(gpu, bottom[i]);
@@ -125,16 +129,6 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
         }
         MulOn(gpu, count, bottom_diff, top_diff, bottom_diff);
         break;
-      case EltwiseParameter_EltwiseOp_SUM:
-        // Aliased (mem_param, unit coefficients): already the top's diff.
-        if (bottom_diff == top_diff) break;
-        if (gpu) {
-          ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
-        } else {
-          ForEach(count, kElementGrain,
-                  Scaled<Dtype>{top_diff, coeffs_[i], bottom_diff});
-        }
-        break;
       case EltwiseParameter_EltwiseOp_MAX:
         ForEachOn(gpu, count, kElementGrain,
                   EltwiseMaxBackward<Dtype>{top_diff,
@@ -145,6 +139,42 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
       default:
         CAFFE_THROW() << "Eltwise layer " << this->layer_param_.name()
                       << ": unknown operation " << op_;
+    }
+  }
+}
+
+// Each bottom's gradient is its coefficient times the top's.  On the CPU
+// two bottoms are written in one pass (ResNet's shortcut sums: the top's
+// gradient is read from memory once instead of twice).
+template <typename Dtype>
+void EltwiseLayer<Dtype>::BackwardSum(bool gpu,
+                                      const vector<Blob<Dtype>*>& top,
+                                      const vector<bool>& propagate_down,
+                                      const vector<Blob<Dtype>*>& bottom) {
+  const int count = top[0]->count();
+  const Dtype* top_diff = DiffOn(gpu, *top[0]);
+  vector<int> to_write;
+  for (size_t i = 0; i < bottom.size(); ++i) {
+    // Aliased (mem_param, unit coefficients): already the top's diff.
+    if (propagate_down[i] && MutableDiffOn(gpu, bottom[i]) != top_diff)
+      to_write.push_back(static_cast<int>(i));
+  }
+  size_t k = 0;
+  for (; !gpu && k + 1 < to_write.size(); k += 2) {
+    const int a = to_write[k], b = to_write[k + 1];
+    ForEach(count, kElementGrain,
+            ScaledToTwo<Dtype>{top_diff, coeffs_[a], coeffs_[b],
+                               MutableDiffOn(gpu, bottom[a]),
+                               MutableDiffOn(gpu, bottom[b])});
+  }
+  for (; k < to_write.size(); ++k) {
+    const int i = to_write[k];
+    Dtype* bottom_diff = MutableDiffOn(gpu, bottom[i]);
+    if (gpu) {
+      ScaleOn(gpu, count, coeffs_[i], top_diff, bottom_diff);
+    } else {
+      ForEach(count, kElementGrain,
+              Scaled<Dtype>{top_diff, coeffs_[i], bottom_diff});
     }
   }
 }
