@@ -1,8 +1,8 @@
 // The channel sums' order of additions (util/elementwise.hpp LaneSum):
-// term j of each run goes to lane j % kSumLanes, the lanes combine in one
-// fixed tree.  BatchNorm's and Scale's results depend on exactly that
-// order, on every vector copy of the parallel loop; these tests hold the
-// sums to a plain scalar reference of it, bit for bit.
+// term j of each run goes to lane j % kSumLanes (16), the lanes combine
+// pairwise in one fixed tree.  BatchNorm's and Scale's results depend on
+// exactly that order, on every vector copy of the parallel loop; these
+// tests hold the sums to a plain scalar reference of it, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,17 +42,40 @@ struct ChannelSums {
   }
 };
 
+// Lanes [first, first + count) added pairwise, as Total() documents.
+template <typename Acc>
+Acc PairwiseTotal(const std::vector<Acc>& lane, int first, int count) {
+  if (count == 1) return lane[first];
+  const int half = count / 2;
+  return PairwiseTotal(lane, first, half) +
+         PairwiseTotal(lane, first + half, half);
+}
+
 // The documented order, written out with no vectors in mind.
 template <typename Term>
 double Reference(const Term& term, int d, int outer, int channels,
                  int inner) {
-  double lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<double> lane(kSumLanes, 0.0);
   for (int n = 0; n < outer; ++n) {
     const long begin = (static_cast<long>(n) * channels + d) * inner;
-    for (int j = 0; j < inner; ++j) lane[j % 8] += term(begin + j);
+    for (int j = 0; j < inner; ++j) lane[j % kSumLanes] += term(begin + j);
   }
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
-         ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  return PairwiseTotal(lane, 0, kSumLanes);
+}
+
+TEST(LaneSumTest, SixteenLanesCombinedPairwise) {
+  // The lane count is part of every BatchNorm and Scale result's bits
+  // (docs/benchmarks.md): changing it is a change of results, not a tuning.
+  ASSERT_EQ(16, kSumLanes);
+  // 1 + 2^-24 rounds back to 1 in float, so whether the small terms meet
+  // each other (pairwise) or the large one first (in sequence) shows.
+  LaneSum<float> sum;
+  const float tiny = std::ldexp(1.f, -24);
+  sum.AddRun(0, kSumLanes, [&](long j) { return j == 0 ? 1.f : tiny; });
+  std::vector<float> lane(kSumLanes, tiny);
+  lane[0] = 1.f;
+  EXPECT_EQ(PairwiseTotal(lane, 0, kSumLanes), sum.Total());
+  EXPECT_NE(1.f, sum.Total());  // a running sum would have lost them all
 }
 
 TEST(LaneSumTest, ChannelSumsFollowTheLaneOrderOnEveryVectorCopy) {
