@@ -30,7 +30,11 @@
 //    own channel stages (their ForwardStage/BackwardStage), composed per
 //    channel; only the interleaving of channels and members changes, and a
 //    channel's values depend on that channel alone.  Backward assumes every
-//    member propagates down (the caller checks).
+//    member propagates down (the caller checks).  Its ReLU step takes the
+//    ReLU's input from the chain's kept copy (BatchNorm's normalized
+//    output or Scale's copy of its input, through the Scale's affine step
+//    again: the same two roundings) instead of reading the blob, one
+//    stream from memory less; the mask is the one the blob gives.
 //  * The caller (Net) decides when a chain may run fused (CPU mode, no
 //    observer of the values between members) and runs every member's step
 //    hooks and callbacks around it.
@@ -71,10 +75,13 @@ class FusedChain {
  private:
   FusedChain() {}
   Dtype ReLUSlope() const;
-  // The ReLU's element body over the chain's planes, on when there is one.
+  // The ReLU's element body over the chain's planes, run when `on`.
   template <typename Body>
   Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > ReLUStage(
-      const Body& body) const;
+      const Body& body, bool on) const;
+  // The kept copy from which backward recomputes the ReLU's input, or
+  // null when it must read the blob (no ReLU, no copy, a negative slope).
+  const Blob<Dtype>* ReLUInputCopy() const;
 
   int first_ = 0, last_ = 0;
   BatchNormLayer<Dtype>* batch_norm_ = nullptr;

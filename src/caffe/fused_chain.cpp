@@ -1,5 +1,7 @@
 #include "caffe/fused_chain.hpp"
 
+#include <cmath>
+
 #include "caffe/layers/relu_layer.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "layers/batch_norm_compute.hpp"
@@ -87,10 +89,10 @@ Dtype FusedChain<Dtype>::ReLUSlope() const {
 template <typename Dtype>
 template <typename Body>
 Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > FusedChain<Dtype>::
-    ReLUStage(const Body& body) const {
+    ReLUStage(const Body& body, bool on) const {
   return {MakeStage(NoChannelWork(), PlaneOf<Body>{body, inner_}, outer_,
                     channels_, inner_),
-          relu_ != nullptr};
+          on};
 }
 
 template <typename Dtype>
@@ -113,9 +115,63 @@ void FusedChain<Dtype>::Forward() {
     relu_body = {blob_[0]->cpu_data(), blob_[0]->mutable_cpu_data(),
                  ReLUSlope()};
   }
-  const auto relu = ReLUStage(relu_body);
+  const auto relu = ReLUStage(relu_body, relu_ != nullptr);
   launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),
          MakeThen(batch_norm, MakeThen(scale, relu)));
+}
+
+// ReLU's backward with its input recomputed from the chain's kept copy
+// (BatchNorm's normalized output, or Scale's copy of its input) instead of
+// read from the blob: one stream from memory less.  z = copy * s[c] + b[c]
+// makes the forward's two roundings (never contracted into one), so z is
+// bit for bit what the ReLU saw; for a slope >= 0, z > 0 exactly when the
+// ReLU's output is, so the gradient is the in-place ReLU's.
+template <typename Dtype>
+struct ReLUBackwardFromCopy {
+  const Dtype* copy;
+  const Dtype* scale;  // null: no Scale in the chain
+  const Dtype* bias;   // null: no bias
+  const Dtype* dy;
+  Dtype* dx;
+  Dtype slope;
+  int channels, inner;
+  Dtype Gradient(Dtype z, Dtype g) const {
+    return g * ((z > 0) + slope * (z <= 0));
+  }
+  void operator()(long p) const {
+    const long off = p * inner;
+    const int c = static_cast<int>(p % channels);
+    if (!scale) {
+      CAFFE_PLANE_LOOP(i, inner) {
+        dx[off + i] = Gradient(copy[off + i], dy[off + i]);
+      }
+    } else if (!bias) {
+      const Dtype s = scale[c];
+      CAFFE_PLANE_LOOP(i, inner) {
+        dx[off + i] = Gradient(copy[off + i] * s, dy[off + i]);
+      }
+    } else {
+      const Dtype s = scale[c], b = bias[c];
+      CAFFE_PLANE_LOOP(i, inner) {
+        const Dtype product = copy[off + i] * s;
+        dx[off + i] = Gradient(product + b, dy[off + i]);
+      }
+    }
+  }
+};
+
+template <typename Dtype>
+const Blob<Dtype>* FusedChain<Dtype>::ReLUInputCopy() const {
+  if (!relu_) return nullptr;
+  // A negative slope flips the output's sign; NaN or infinite slopes
+  // could make the output NaN where z is not.
+  const Dtype slope = ReLUSlope();
+  if (!(slope >= 0) || !std::isfinite(slope)) return nullptr;
+  const Blob<Dtype>* copy =
+      scale_ ? &scale_->input_copy()
+             : batch_norm_ ? batch_norm_->normalized_output() : nullptr;
+  if (!copy || copy->count() != blob_[0]->count()) return nullptr;
+  return copy;
 }
 
 template <typename Dtype>
@@ -128,12 +184,27 @@ void FusedChain<Dtype>::Backward() {
   using BatchNormStage =
       decltype(batch_norm_->BackwardStage(launch, v, down, input_));
   ReLUBackward<Dtype> relu_body{};
-  if (relu_) {
+  ReLUBackwardFromCopy<Dtype> relu_from_copy{};
+  const Blob<Dtype>* copy = ReLUInputCopy();
+  if (copy) {
+    Blob<Dtype>& x = *blob_[0];
+    // The Scale's learned scale, then its bias when it has one.
+    const Dtype* s = scale_ ? scale_->blobs()[0]->cpu_data() : nullptr;
+    const Dtype* b = scale_ && scale_->blobs().size() > 1
+                         ? scale_->blobs().back()->cpu_data()
+                         : nullptr;
+    relu_from_copy = {copy->cpu_data(), s, b, x.cpu_diff(),
+                      x.mutable_cpu_diff(), ReLUSlope(), channels_, inner_};
+  } else if (relu_) {
     Blob<Dtype>& x = *blob_[0];
     relu_body = {x.cpu_data(), x.cpu_diff(), x.mutable_cpu_diff(),
                  ReLUSlope()};
   }
-  const auto relu = ReLUStage(relu_body);
+  const Maybe<ChannelStage<NoChannelWork, ReLUBackwardFromCopy<Dtype> > >
+      relu_copy{MakeStage(NoChannelWork(), relu_from_copy, outer_, channels_,
+                          inner_),
+                copy != nullptr};
+  const auto relu = ReLUStage(relu_body, relu_ && !copy);
   const Maybe<ScaleStage> scale{
       scale_ ? scale_->BackwardStage(launch, v, down, v) : ScaleStage(),
       scale_ != nullptr};
@@ -142,7 +213,7 @@ void FusedChain<Dtype>::Backward() {
                   : BatchNormStage(),
       batch_norm_ != nullptr};
   launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),
-         MakeThen(relu, MakeThen(scale, batch_norm)));
+         MakeThen(MakeThen(relu_copy, relu), MakeThen(scale, batch_norm)));
 }
 
 INSTANTIATE_CLASS(FusedChain);

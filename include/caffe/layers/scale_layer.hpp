@@ -64,6 +64,9 @@ class ScaleLayer : public Layer<Dtype> {
     borrowed_ = output;
   }
   bool borrows_input_copy() const { return borrowed_ != nullptr; }
+  // Forward's copy of the input (its own, or the borrowed one), for a
+  // fused chain; empty unless the layer runs in place.
+  const Blob<Dtype>& input_copy() const { return temp_; }
   // Channel stages (scale_compute.hpp), for fused chains.
   DECLARE_CHANNEL_STAGES;
   // The (outer, scale, inner) layout of the last Reshape.

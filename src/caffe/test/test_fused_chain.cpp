@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/text_format.h>
+
 #include "caffe/caffe.hpp"
 #include "caffe/step_hook.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
@@ -150,6 +152,75 @@ TEST(FusedChainTest, OnePassIsBitIdenticalFloat) {
 TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
   ExpectSameBits(OnePass<double>(ChainNet(7), true),
                  OnePass<double>(ChainNet(7), false));
+}
+
+// ChainNet with one layer's text replaced, for variants of the chains.
+NetParameter ChainNetWith(int side, const std::string& from,
+                          const std::string& to) {
+  NetParameter param = ChainNet(side);
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(param, &text);
+  const size_t at = text.find(from);
+  CAFFE_CHECK(at != std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  ReadProtoFromTextString(text, "chain net variant", &param);
+  return param;
+}
+
+// The fused backward recomputes the ReLU's input from the kept copy (an
+// in-place ReLU has a slope >= 0: the net refuses a negative one in place)
+// and gives the members' bits with and without the Scale's bias, with a
+// leaky slope, and where BatchNorm keeps no copy (global statistics in
+// training: the Scale then keeps its own).
+TEST(FusedChainTest, OnePassIsBitIdenticalForEveryReLUInput) {
+  const std::vector<NetParameter> variants = {
+      ChainNetWith(8, "bias_term: true", "bias_term: false"),  // sc1
+      ChainNetWith(8, "name: \"bn1\"\n  type: \"BatchNorm\"",
+                   "name: \"bn1\"\n  type: \"BatchNorm\"\n"
+                   "  batch_norm_param { use_global_stats: true }"),
+      ChainNetWith(8, "name: \"relu1\"\n  type: \"ReLU\"",
+                   "name: \"relu1\"\n  type: \"ReLU\"\n"
+                   "  relu_param { negative_slope: 0.25 }"),
+  };
+  for (const NetParameter& param : variants) {
+    ExpectSameBits(OnePass<float>(param, true), OnePass<float>(param, false));
+    ExpectSameBits(OnePass<double>(param, true),
+                   OnePass<double>(param, false));
+  }
+}
+
+// The fused backward of bn1 -> sc1 -> relu1 reads the ReLU's input from
+// BatchNorm's kept copy, not from the blob: with the blob's data spoiled
+// after forward it still gives the gradients of an unspoiled run.
+TEST(FusedChainTest, BackwardTakesTheReLUInputFromTheKeptCopy) {
+  auto chain_gradients = [](bool fuse, bool spoil) {
+    Caffe::set_random_seed(1234);
+    Net<float> net(ChainNet(8));
+    net.set_fuse_chains(fuse);
+    net.ClearParamDiffs();
+    net.Forward();
+    Blob<float>& conv1 = *net.blob_by_name("conv1");
+    float* diff = conv1.mutable_cpu_diff();
+    for (int i = 0; i < conv1.count(); ++i) diff[i] = 0.01f * (i % 97) - 0.4f;
+    if (spoil) {
+      float* data = conv1.mutable_cpu_data();
+      for (int i = 0; i < conv1.count(); ++i) data[i] = -1.0f;
+    }
+    net.BackwardFromTo(LayerIndex(net, "relu1"), LayerIndex(net, "bn1"));
+    std::vector<float> out(conv1.cpu_diff(), conv1.cpu_diff() + conv1.count());
+    for (const char* name : {"sc1"}) {
+      for (const auto& p : net.layer_by_name(name)->blobs())
+        out.insert(out.end(), p->cpu_diff(), p->cpu_diff() + p->count());
+    }
+    return out;
+  };
+  const std::vector<float> reference = chain_gradients(false, false);
+  ExpectSameBits(reference, chain_gradients(true, true));
+  // The spoiled blob does change the layer-by-layer gradients: the test
+  // would see a fused backward that read it.
+  const std::vector<float> spoiled = chain_gradients(false, true);
+  EXPECT_NE(0, std::memcmp(reference.data(), spoiled.data(),
+                           reference.size() * sizeof(float)));
 }
 
 // The wide copies of the parallel loop (util/elementwise.hpp) give the
