@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "caffe/blob.hpp"
+#include "caffe/fused_steps.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/util/elementwise.hpp"
 
@@ -56,21 +57,19 @@ template <typename Dtype> class ScaleLayer;
 template <typename Dtype> class ReLULayer;
 
 template <typename Dtype>
-class FusedChain {
+class FusedChain : public FusedSteps<Dtype> {
  public:
   static std::shared_ptr<FusedChain> Find(
       const vector<shared_ptr<Layer<Dtype> > >& layers,
       const vector<vector<Blob<Dtype>*> >& bottoms,
       const vector<vector<Blob<Dtype>*> >& tops, int first);
 
-  int first() const { return first_; }
-  int last() const { return last_; }
   // False when a BatchNorm starts the chain out of place.
-  bool in_place() const { return input_[0] == blob_[0]; }
+  bool in_place() const override { return input_[0] == blob_[0]; }
 
-  bool Fits(bool reshape);
-  void Forward();
-  void Backward();
+  bool Fits(bool reshape) override;
+  void Forward() override;
+  void Backward() override;
 
  private:
   FusedChain() {}
@@ -83,7 +82,6 @@ class FusedChain {
   // null when it must read the blob (no ReLU, no copy, a negative slope).
   const Blob<Dtype>* ReLUInputCopy() const;
 
-  int first_ = 0, last_ = 0;
   BatchNormLayer<Dtype>* batch_norm_ = nullptr;
   ScaleLayer<Dtype>* scale_ = nullptr;
   ReLULayer<Dtype>* relu_ = nullptr;

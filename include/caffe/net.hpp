@@ -32,7 +32,7 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
-#include "caffe/fused_chain.hpp"
+#include "caffe/fused_steps.hpp"
 #include "caffe/layer.hpp"
 #include "caffe/mem/net_memory.hpp"
 #include "caffe/net_graph_builder.hpp"
@@ -157,9 +157,11 @@ class Net {
   const vector<double>& backward_ms() const { return backward_ms_; }
   const vector<double>& recompute_ms() const { return recompute_ms_; }
 
-  // Fused chains (fused_chain.hpp): in-place BatchNorm -> Scale -> ReLU
-  // runs (two or three of them) compute as one pass per direction on the
-  // CPU, bit-identical to running the layers one by one.  On by default;
+  // Fused chains (fused_steps.hpp): in-place BatchNorm -> Scale -> ReLU
+  // runs (two or three of them, fused_chain.hpp) and an Eltwise SUM of two
+  // bottoms with a ReLU in place on its top (fused_sum_relu.hpp) compute
+  // as one pass per direction on the CPU, bit-identical to running the
+  // layers one by one.  On by default;
   // a chain runs layer by layer anyway in GPU mode, with debug_info, while
   // a step hook other than the memory plan's watches (the non-finite
   // scan), while forward callbacks are set (for forward), when only part
@@ -305,18 +307,18 @@ class Net {
   // now from layer i forward (up to `end`) or from layer i backward (down
   // to `end`), or null.
   void FindFusedChains();
-  FusedChain<Dtype>* FusedForwardAt(int i, int end);
-  FusedChain<Dtype>* FusedBackwardAt(int i, int end);
+  FusedSteps<Dtype>* FusedForwardAt(int i, int end);
+  FusedSteps<Dtype>* FusedBackwardAt(int i, int end);
   // The chain from layer i that recomputation may run fused (every member
   // run again, none past `end`), or null.
-  FusedChain<Dtype>* FusedRecomputeAt(int i, int end);
-  void RecomputeFused(FusedChain<Dtype>* chain);
+  FusedSteps<Dtype>* FusedRecomputeAt(int i, int end);
+  void RecomputeFused(FusedSteps<Dtype>* chain);
   // Resets the generator to its state before layer_id's first forward
   // where a replayed run starts (ReplayStartsAt).
   void ReplayFrom(int layer_id);
   // Run a chain with every member's hooks and callbacks around it.
-  void ForwardFused(FusedChain<Dtype>* chain);
-  void BackwardFused(FusedChain<Dtype>* chain);
+  void ForwardFused(FusedSteps<Dtype>* chain);
+  void BackwardFused(FusedSteps<Dtype>* chain);
   bool OnlyPlanWatches() const;
   // Fusion is on and nothing watches the members one by one (CPU mode, no
   // debug_info, no step hook but the plan's).
@@ -374,7 +376,7 @@ class Net {
   vector<shared_ptr<const string> > stale_diff_note_;
   // chain_from_[i] / chain_to_[i]: the fused chain whose first / last
   // layer is i, or null.
-  vector<shared_ptr<FusedChain<Dtype> > > chain_from_, chain_to_;
+  vector<shared_ptr<FusedSteps<Dtype> > > chain_from_, chain_to_;
   bool fuse_chains_ = true;
   // The random generator's state in the last forward pass where each run
   // of recomputed layers began, by layer.

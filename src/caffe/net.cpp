@@ -7,6 +7,8 @@
 #include <exception>
 #include <cmath>
 
+#include "caffe/fused_chain.hpp"
+#include "caffe/fused_sum_relu.hpp"
 #include "caffe/layer_factory.hpp"
 #include "caffe/mem/mem_param_check.hpp"
 #include "caffe/util/blob_math.hpp"
@@ -648,7 +650,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
   }
   Dtype loss = 0;
   for (int i = start; i <= end; ++i) {
-    if (FusedChain<Dtype>* chain = FusedForwardAt(i, end)) {
+    if (FusedSteps<Dtype>* chain = FusedForwardAt(i, end)) {
       ForwardFused(chain);  // its members have no loss
       i = chain->last();
       continue;
@@ -712,7 +714,7 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       RunCallbacks(after_backward_, i);
       continue;
     }
-    if (FusedChain<Dtype>* chain = FusedBackwardAt(i, end)) {
+    if (FusedSteps<Dtype>* chain = FusedBackwardAt(i, end)) {
       BackwardFused(chain);
       i = chain->first();
       continue;
@@ -828,8 +830,10 @@ void Net<Dtype>::FindFusedChains() {
   chain_from_.assign(n, nullptr);
   chain_to_.assign(n, nullptr);
   for (int i = 0; i < n; ++i) {
-    shared_ptr<FusedChain<Dtype> > chain =
+    shared_ptr<FusedSteps<Dtype> > chain =
         FusedChain<Dtype>::Find(layers_, bottom_vecs_, top_vecs_, i);
+    if (!chain)
+      chain = FusedSumReLU<Dtype>::Find(layers_, bottom_vecs_, top_vecs_, i);
     if (!chain) continue;
     chain_from_[i] = chain;
     chain_to_[chain->last()] = chain;
@@ -851,8 +855,8 @@ bool Net<Dtype>::MayFuse() const {
 }
 
 template <typename Dtype>
-FusedChain<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
-  FusedChain<Dtype>* chain = chain_from_.empty() ? nullptr
+FusedSteps<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
+  FusedSteps<Dtype>* chain = chain_from_.empty() ? nullptr
                                                  : chain_from_[i].get();
   if (!chain || chain->last() > end || !MayFuse() ||
       !before_forward_.empty() || !after_forward_.empty())
@@ -865,8 +869,8 @@ FusedChain<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
 }
 
 template <typename Dtype>
-FusedChain<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end) {
-  FusedChain<Dtype>* chain = chain_from_.empty() ? nullptr
+FusedSteps<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end) {
+  FusedSteps<Dtype>* chain = chain_from_.empty() ? nullptr
                                                  : chain_from_[i].get();
   if (!chain || chain->last() > end || !MayFuse()) return nullptr;
   for (int k = chain->first(); k <= chain->last(); ++k)
@@ -879,12 +883,14 @@ FusedChain<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end) {
 }
 
 template <typename Dtype>
-FusedChain<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
-  FusedChain<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
+FusedSteps<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
+  FusedSteps<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
   if (!chain || chain->first() < end || !MayFuse()) return nullptr;
-  for (int k = chain->first(); k <= chain->last(); ++k)
-    if (!layer_need_backward_[k] || !bottom_need_backward_[k][0])
-      return nullptr;
+  for (int k = chain->first(); k <= chain->last(); ++k) {
+    if (!layer_need_backward_[k]) return nullptr;
+    for (bool down : bottom_need_backward_[k])
+      if (!down) return nullptr;
+  }
   // A recomputed segment boundary inside the chain would recompute the
   // lower members' inputs after their backward.
   if (memory_ && memory_->recomputes() &&
@@ -900,7 +906,7 @@ FusedChain<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
 }
 
 template <typename Dtype>
-void Net<Dtype>::ForwardFused(FusedChain<Dtype>* chain) {
+void Net<Dtype>::ForwardFused(FusedSteps<Dtype>* chain) {
   for (int k = chain->first(); k <= chain->last(); ++k) {
     if (ReplayStartsAt(k)) replay_rng_[k] = Caffe::rng();
     BeforeStep(ForwardStepOf(k));
@@ -918,7 +924,7 @@ void Net<Dtype>::ForwardFused(FusedChain<Dtype>* chain) {
 }
 
 template <typename Dtype>
-void Net<Dtype>::BackwardFused(FusedChain<Dtype>* chain) {
+void Net<Dtype>::BackwardFused(FusedSteps<Dtype>* chain) {
   for (int k = chain->last(); k >= chain->first(); --k) {
     BeforeStep(BackwardStepOf(k));
     RunCallbacks(before_backward_, k);
@@ -941,7 +947,7 @@ template <typename Dtype>
 int Net<Dtype>::fused_forward_into(int layer_id) const {
   for (int k = layer_id; k >= 0 && k < static_cast<int>(chain_from_.size());
        --k) {
-    const FusedChain<Dtype>* c = chain_from_[k].get();
+    const FusedSteps<Dtype>* c = chain_from_[k].get();
     if (c) return (MayFuse() && c->last() >= layer_id) ? k : -1;
   }
   return -1;
@@ -951,7 +957,7 @@ template <typename Dtype>
 int Net<Dtype>::fused_backward_into(int layer_id) const {
   const int n = static_cast<int>(chain_to_.size());
   for (int k = layer_id; k >= 0 && k < n; ++k) {
-    const FusedChain<Dtype>* c = chain_to_[k].get();
+    const FusedSteps<Dtype>* c = chain_to_[k].get();
     if (c) return (MayFuse() && c->first() <= layer_id) ? k : -1;
   }
   return -1;
@@ -987,7 +993,7 @@ void Net<Dtype>::ReplayFrom(int layer_id) {
 }
 
 template <typename Dtype>
-void Net<Dtype>::RecomputeFused(FusedChain<Dtype>* chain) {
+void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain) {
   for (int k = chain->first(); k <= chain->last(); ++k) {
     ReplayFrom(k);  // the members draw nothing; kept for what follows
     BeforeStep(memory_->RecomputeStep(k));
@@ -1014,7 +1020,7 @@ void Net<Dtype>::Recompute(int segment) {
   Caffe::RNG after_forward = Caffe::rng();
   for (int i = seg.begin; i <= seg.end; ++i) {
     if (!memory_->recomputable(i)) continue;
-    if (FusedChain<Dtype>* chain = FusedRecomputeAt(i, seg.end)) {
+    if (FusedSteps<Dtype>* chain = FusedRecomputeAt(i, seg.end)) {
       try {
         RecomputeFused(chain);
       } catch (const std::exception& e) {

@@ -36,6 +36,10 @@ class EltwiseLayer : public Layer<Dtype> {
   const char* type() const override { return "Eltwise"; }
   int MinBottomBlobs() const override { return 2; }
   int ExactNumTopBlobs() const override { return 1; }
+  // The operation and, after LayerSetUp, SUM's coefficients (one per
+  // bottom), for a fused step (fused_sum_relu.hpp).
+  EltwiseParameter_EltwiseOp operation() const { return op_; }
+  const vector<Dtype>& coefficients() const { return coeffs_; }
 
   // The memory contract (layer.hpp MemoryContract).
   MemoryContract Memory() const override {

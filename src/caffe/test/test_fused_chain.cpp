@@ -1,8 +1,8 @@
-// Fused in-place chains (fused_chain.hpp): BatchNorm -> Scale -> ReLU
-// runs, fused on the CPU, give the bits of the layers run one by one --
-// forward values, gradients, whole training runs, with and without
-// mem_param -- and the net really fuses them (and does not where it must
-// not).
+// Fused steps (fused_steps.hpp): BatchNorm -> Scale -> ReLU chains and
+// Eltwise SUM -> ReLU pairs, fused on the CPU, give the bits of the layers
+// run one by one -- forward values, gradients, whole training runs, with
+// and without mem_param -- and the net really fuses them (and does not
+// where it must not).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -120,7 +120,8 @@ TEST(FusedChainTest, FindsTheInPlaceChains) {
       {"sc2", "bn2", "sc2"}, {"bn3", "bn3", "relu3"},
       {"relu3", "bn3", "relu3"}, {"sc4", "sc4", "relu4"},
       {"relu4", "sc4", "relu4"}, {"bn5", "bn5", "relu5"},
-      {"sc5", "bn5", "relu5"}, {"relu5", "bn5", "relu5"}};
+      {"sc5", "bn5", "relu5"}, {"relu5", "bn5", "relu5"},
+      {"add", "add", "relu2"}, {"relu2", "add", "relu2"}};
   for (const auto& e : expected) {
     const int i = LayerIndex(net, e.layer);
     EXPECT_EQ(LayerIndex(net, e.forward_into), net.fused_forward_into(i))
@@ -128,8 +129,8 @@ TEST(FusedChainTest, FindsTheInPlaceChains) {
     EXPECT_EQ(LayerIndex(net, e.backward_into), net.fused_backward_into(i))
         << e.layer;
   }
-  // A ReLU alone (after the Eltwise) and the other layers are no chain.
-  for (const char* alone : {"relu2", "conv1", "add", "pool"}) {
+  // The other layers are in no chain.
+  for (const char* alone : {"conv1", "conv2", "conv3", "pool", "ip"}) {
     EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, alone))) << alone;
     EXPECT_EQ(-1, net.fused_backward_into(LayerIndex(net, alone))) << alone;
   }
@@ -181,6 +182,13 @@ TEST(FusedChainTest, OnePassIsBitIdenticalForEveryReLUInput) {
       ChainNetWith(8, "name: \"relu1\"\n  type: \"ReLU\"",
                    "name: \"relu1\"\n  type: \"ReLU\"\n"
                    "  relu_param { negative_slope: 0.25 }"),
+      // The fused Eltwise SUM -> ReLU with coefficients and a leaky slope.
+      ChainNetWith(8, "name: \"relu2\"\n  type: \"ReLU\"",
+                   "name: \"relu2\"\n  type: \"ReLU\"\n"
+                   "  relu_param { negative_slope: 0.125 }\n"),
+      ChainNetWith(8, "name: \"add\"\n  type: \"Eltwise\"",
+                   "name: \"add\"\n  type: \"Eltwise\"\n"
+                   "  eltwise_param { coeff: 0.5 coeff: -1.5 }"),
   };
   for (const NetParameter& param : variants) {
     ExpectSameBits(OnePass<float>(param, true), OnePass<float>(param, false));
@@ -286,6 +294,35 @@ TEST(FusedChainTest, RunsFusedOnlyWhereItMay) {
   {
     Net<float> net(ChainNet(3));  // 9-element planes: not worth a channel
     EXPECT_TRUE(scale_ran_alone(&net));
+  }
+  for (bool fuse : {true, false}) {
+    // The Eltwise SUM -> ReLU pair: the ReLU runs no step of its own.
+    Net<float> net(ChainNet(8));
+    net.set_fuse_chains(fuse);
+    net.set_layer_timing(true);
+    net.Forward();
+    net.Backward();
+    const int add = LayerIndex(net, "add"), relu2 = LayerIndex(net, "relu2");
+    EXPECT_GT(net.forward_ms()[add], 0);
+    EXPECT_GT(net.backward_ms()[relu2], 0);
+    EXPECT_EQ(!fuse, net.forward_ms()[relu2] > 0);
+    EXPECT_EQ(!fuse, net.backward_ms()[add] > 0);
+  }
+  {
+    // Under mem_param too, where the sum's bottom 0 shares the top's diff
+    // (gradient aliasing) and only bottom 1 is written.
+    NetParameter param = ChainNet(8);
+    param.mutable_state()->set_phase(TRAIN);
+    param.mutable_mem_param()->set_optimize_train(true);
+    Net<float> net(param);
+    net.set_layer_timing(true);
+    net.Forward();
+    net.Backward();
+    const int add = LayerIndex(net, "add");
+    EXPECT_EQ(net.blob_by_name("add")->cpu_diff(),
+              net.bottom_vecs()[add][0]->cpu_diff());
+    EXPECT_EQ(0, net.forward_ms()[add + 1]);
+    EXPECT_EQ(0, net.backward_ms()[add]);
   }
   {
     Net<float> net(ChainNet(8));
