@@ -938,6 +938,10 @@ void Net<Dtype>::BackwardFused(FusedSteps<Dtype>* chain) {
   }
   if (layer_timing_) backward_ms_[chain->last()] += MsSince(start_time);
   for (int k = chain->last(); k >= chain->first(); --k) {
+    // As after a member's own backward: the layers below overwrite an
+    // aliased top's diff memory (an Eltwise SUM's, under mem_param).
+    if (layers_[k]->alias_bottom_diff())
+      top_vecs_[k][0]->MarkDiffStale(stale_diff_note_[k]);
     RunCallbacks(after_backward_, k);
     AfterStep(BackwardStepOf(k));
   }
