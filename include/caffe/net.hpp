@@ -319,6 +319,10 @@ class Net {
   // Run a chain with every member's hooks and callbacks around it.
   void ForwardFused(FusedSteps<Dtype>* chain);
   void BackwardFused(FusedSteps<Dtype>* chain);
+  // What follows layer k's backward, run alone or as a fused member: its
+  // aliased top's diff marked stale, the after-backward callbacks, the
+  // step hooks.
+  void AfterMemberBackward(int k);
   bool OnlyPlanWatches() const;
   // Fusion is on and nothing watches the members one by one (CPU mode, no
   // debug_info, no step hook but the plan's).

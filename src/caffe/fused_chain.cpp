@@ -135,9 +135,7 @@ struct ReLUBackwardFromCopy {
   Dtype* dx;
   Dtype slope;
   int channels, inner;
-  Dtype Gradient(Dtype z, Dtype g) const {
-    return g * ((z > 0) + slope * (z <= 0));
-  }
+  Dtype Gradient(Dtype z, Dtype g) const { return ReLUGradient(z, g, slope); }
   void operator()(long p) const {
     const long off = p * inner;
     const int c = static_cast<int>(p % channels);

@@ -11,7 +11,7 @@ namespace caffe {
 namespace {
 
 // Element i of the sum and then of the ReLU: the members' expressions
-// (ScaledSumOfTwo, ReLUForward) in one, the sum rounded to Dtype before
+// (ScaledSumOfTwoValue, ReLUValue) in one, the sum rounded to Dtype before
 // the ReLU reads it as when it went through memory, and one store: a
 // store read back in the same element would keep the loop from
 // vectorizing.  The top may lie over a bottom (mem_param): both are read
@@ -24,8 +24,7 @@ struct SumThenReLU {
   Dtype* y;
   Dtype slope;
   void operator()(long i) const {
-    const Dtype z = (Dtype(0) + ca * a[i]) + cb * b[i];
-    y[i] = std::max(z, Dtype(0)) + slope * std::min(z, Dtype(0));
+    y[i] = ReLUValue(ScaledSumOfTwoValue(a[i], b[i], ca, cb), slope);
   }
 };
 
@@ -41,7 +40,7 @@ struct ReLUThenSumBackward {
   Dtype* dx0;
   Dtype* dx1;
   void operator()(long i) const {
-    const Dtype g = dy[i] * ((x[i] > 0) + slope * (x[i] <= 0));
+    const Dtype g = ReLUGradient(x[i], dy[i], slope);
     dy[i] = g;
     if (kBottoms >= 1) dx0[i] = c0 * g;
     if (kBottoms >= 2) dx1[i] = c1 * g;

@@ -730,14 +730,20 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
     } catch (const std::exception& e) {
       Rethrow(LayerContext(i), e);
     }
-    // From here the layers below overwrite an aliased top's diff memory.
-    if (layers_[i]->alias_bottom_diff())
-      top_vecs_[i][0]->MarkDiffStale(stale_diff_note_[i]);
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
-    RunCallbacks(after_backward_, i);
-    AfterStep(step);
+    AfterMemberBackward(i);
   }
+}
+
+template <typename Dtype>
+void Net<Dtype>::AfterMemberBackward(int k) {
+  // From here the layers below overwrite an aliased top's diff memory (an
+  // Eltwise SUM's, under mem_param), whether k ran alone or fused.
+  if (layers_[k]->alias_bottom_diff())
+    top_vecs_[k][0]->MarkDiffStale(stale_diff_note_[k]);
+  RunCallbacks(after_backward_, k);
+  AfterStep(BackwardStepOf(k));
 }
 
 template <typename Dtype>
@@ -937,14 +943,8 @@ void Net<Dtype>::BackwardFused(FusedSteps<Dtype>* chain) {
             "before it, down to '" + layer_names_[chain->first()] + "')", e);
   }
   if (layer_timing_) backward_ms_[chain->last()] += MsSince(start_time);
-  for (int k = chain->last(); k >= chain->first(); --k) {
-    // As after a member's own backward: the layers below overwrite an
-    // aliased top's diff memory (an Eltwise SUM's, under mem_param).
-    if (layers_[k]->alias_bottom_diff())
-      top_vecs_[k][0]->MarkDiffStale(stale_diff_note_[k]);
-    RunCallbacks(after_backward_, k);
-    AfterStep(BackwardStepOf(k));
-  }
+  for (int k = chain->last(); k >= chain->first(); --k)
+    AfterMemberBackward(k);
 }
 
 template <typename Dtype>

@@ -481,6 +481,12 @@ struct PlaneCopy {
 // compute them (exactly so with unit coefficients, where a multiply-add
 // rounds as a plain add): y = (0 + ca * a) + cb * b; y = y + c * x;
 // y = c * x.
+// ScaledSumOfTwoValue is one element of it, shared with FusedSumReLU.
+template <typename Dtype>
+CAFFE_KERNEL inline Dtype ScaledSumOfTwoValue(Dtype a, Dtype b, Dtype ca,
+                                              Dtype cb) {
+  return (Dtype(0) + ca * a) + cb * b;
+}
 template <typename Dtype>
 struct ScaledSumOfTwo {
   const Dtype* a;
@@ -488,7 +494,7 @@ struct ScaledSumOfTwo {
   Dtype ca, cb;
   Dtype* y;
   CAFFE_KERNEL void operator()(long i) const {
-    y[i] = (Dtype(0) + ca * a[i]) + cb * b[i];
+    y[i] = ScaledSumOfTwoValue(a[i], b[i], ca, cb);
   }
 };
 template <typename Dtype>

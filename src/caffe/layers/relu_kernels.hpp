@@ -10,18 +10,31 @@
 
 namespace caffe {
 
+// One element's value and gradient.  The fused steps (FusedChain,
+// FusedSumReLU) call these too, so that fused and unfused runs make the
+// same floating-point operations in the same order: the bit-identity of
+// fusion rests on these two expressions existing once.
+//
 // y = max(x, 0) + slope * min(x, 0)
+template <typename Dtype>
+CAFFE_KERNEL inline Dtype ReLUValue(Dtype x, Dtype slope) {
+  return std::max(x, Dtype(0)) + slope * std::min(x, Dtype(0));
+}
+// dx = dy * f'(x); the derivative at exactly 0 is taken from the negative
+// side, as Caffe.
+template <typename Dtype>
+CAFFE_KERNEL inline Dtype ReLUGradient(Dtype x, Dtype dy, Dtype slope) {
+  return dy * ((x > 0) + slope * (x <= 0));
+}
+
 template <typename Dtype>
 struct ReLUForward {
   const Dtype* x;
   Dtype* y;
   Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const {
-    y[i] = std::max(x[i], Dtype(0)) + slope * std::min(x[i], Dtype(0));
-  }
+  CAFFE_KERNEL void operator()(long i) const { y[i] = ReLUValue(x[i], slope); }
 };
 
-// The derivative at exactly 0 is taken from the negative side, as Caffe.
 template <typename Dtype>
 struct ReLUBackward {
   const Dtype* x;
@@ -29,7 +42,7 @@ struct ReLUBackward {
   Dtype* dx;
   Dtype slope;
   CAFFE_KERNEL void operator()(long i) const {
-    dx[i] = dy[i] * ((x[i] > 0) + slope * (x[i] <= 0));
+    dx[i] = ReLUGradient(x[i], dy[i], slope);
   }
 };
 
