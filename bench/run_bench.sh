@@ -7,7 +7,10 @@
 #   * LeanCaffe: `caffe time -model <deploy copy> -iterations $ITERS
 #     -phase TRAIN` on models/<net>/deploy.prototxt with the batch replaced
 #     and `force_backward: true` (a deploy net has no loss); a run's figure
-#     is its "Average Forward-Backward".
+#     is the median of its $ITERS "Iteration: k forward-backward time"
+#     lines, after caffe time's own warm-up pass, so that both sides are
+#     summarized alike (the mean, "Average Forward-Backward", is printed
+#     beside it).
 #   * PyTorch: bench/torch_step.py --no-update, the same architecture in
 #     torch.nn, forward + loss + backward (no optimizer step, like `caffe
 #     time`); a run's figure is the median of its $ITERS steps after one
@@ -137,9 +140,12 @@ for spec in $NETS; do
         # shellcheck disable=SC2086
         if "$TIME_BIN" -v -o "$TMP/c.time" "$CAFFE_BIN" time -model "$model" \
                -iterations "$ITERS" -phase TRAIN $CAFFE_ARGS > "$log" 2>&1; then
-            ms="$(sed -n 's/.*Average Forward-Backward: *\([0-9.]*\) ms\..*/\1/p' "$log" | tail -n 1)"
+            mean="$(sed -n 's/.*Average Forward-Backward: *\([0-9.]*\) ms\..*/\1/p' "$log" | tail -n 1)"
+            iters=($(sed -n 's/.*Iteration: [0-9]* forward-backward time: *\([0-9.]*\) ms\..*/\1/p' "$log"))
+            ms="$mean"
+            [ "${#iters[@]}" -gt 0 ] && ms="$(stats "${iters[@]}" | cut -d' ' -f2)"
             c_ms+=("$ms"); c_rss+=("$(rss_of "$TMP/c.time")")
-            echo "  LeanCaffe run $r: $ms ms" >&2
+            echo "  LeanCaffe run $r: $ms ms (median of ${#iters[@]} iterations; mean $mean)" >&2
         else
             echo "  LeanCaffe run $r failed:" >&2; tail -n 10 "$log" >&2
         fi
@@ -193,7 +199,7 @@ commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "# LeanCaffe vs PyTorch, CPU forward + backward (bench/run_bench.sh)"
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit \`$commit\`${CAFFE_ARGS:+ (caffe $CAFFE_ARGS)}, ${cpu:-unknown CPU}"
-    echo "($(nproc) cores), $THREADS threads, $RUNS interleaved runs of each, $ITERS iterations per run."
+    echo "($(nproc) cores), $THREADS threads, $RUNS interleaved runs of each, $ITERS timed iterations per run after one warm-up; a run's figure is the median of its iterations on both sides."
     [ "$VALID" = 1 ] || echo "**INVALID: the machine was busy during the run.**"
     echo
     echo "| net | batch | LeanCaffe ms (min / median) | PyTorch ms (min / median) | LeanCaffe / PyTorch (medians) | ReLU+BN+Scale+Eltwise share | LeanCaffe peak RSS | PyTorch peak RSS | PyTorch last quiet | run |"
