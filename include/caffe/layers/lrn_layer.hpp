@@ -13,14 +13,20 @@
 // images and ranges of positions; results do not depend on the thread count.
 // GPU: ACROSS_CHANNELS runs lrn_kernels.hpp's bodies, one thread per
 // spatial position, with the CPU loops' results; WITHIN_CHANNEL runs its
-// CPU code.
+// CPU code.  With `engine: CUDNN` ACROSS_CHANNELS runs on cuDNN in GPU
+// mode (util/cudnn_lrn.hpp) where cuDNN takes the parameters (local_size
+// at most 16); DEFAULT stays on the bodies the CPU shares.
 //
 // Memory: keeps scale (one value per element, InternalBytes()) from Forward
 // for Backward.  Backward reads bottom data (it recomputes top from x and
-// scale instead of reading top data); not in place.
+// scale instead of reading top data); not in place.  Where engine CUDNN
+// applies (USE_CUDA build, ACROSS_CHANNELS, parameters cuDNN takes) it
+// declares reads of bottom and top data, whichever device runs, and in GPU
+// mode keeps no scale (cuDNN's backward reads y instead).
 #ifndef CAFFE_LRN_LAYER_HPP_
 #define CAFFE_LRN_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/blob.hpp"
@@ -42,10 +48,14 @@ class LRNLayer : public Layer<Dtype> {
   int ExactNumBottomBlobs() const override { return 1; }
   int ExactNumTopBlobs() const override { return 1; }
 
+  // True when the last Reshape chose cuDNN (GPU mode, engine CUDNN).
+  bool UsesCudnn() const { return cudnn_ != nullptr; }
+
   // The memory contract (layer.hpp MemoryContract).
   MemoryContract Memory() const override {
     MemoryContract c;
     c.backward_reads = kReadsBottomData;
+    if (CudnnRequested()) c.backward_reads = kReadsBottomData | kReadsTopData;
     return c;
   }
   size_t InternalBytes() const override {
@@ -67,6 +77,20 @@ class LRNLayer : public Layer<Dtype> {
   // out = sum of in over each element's window (across channels or within
   // the channel, zero padded), for one image of C x H x W.
   void WindowSum(const Dtype* in, Dtype* out) const;
+
+  // engine CUDNN where cuDNN can run it (see the memory note above): what
+  // the contract is declared from, whatever the device.
+  bool CudnnRequested() const;
+  // GPU mode: the engine for the current shape, or null (Reshape); its
+  // passes live in lrn_layer.cpp so that no cuDNN call sits in the .cu.
+  void SelectCudnn();
+#ifdef USE_CUDA
+  void CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                    const vector<Blob<Dtype>*>& top);
+  void CudnnBackward(const vector<Blob<Dtype>*>& top,
+                     const vector<Blob<Dtype>*>& bottom);
+#endif
+  std::shared_ptr<void> cudnn_;  // CudnnLrn<Dtype>
 
   bool across_channels_ = true;
   int size_ = 0;

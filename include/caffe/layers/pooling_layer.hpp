@@ -23,7 +23,13 @@
 // Caffe's result exactly (sizes, rounding, padding divisor) and no mask top
 // is requested; everything else (engine CAFFE, double, STOCHASTIC, the
 // mask top, AVE windows running past H + pad) runs the bodies of
-// pooling_kernels.hpp, the GPU's, on the CPU's parallel loop.
+// pooling_kernels.hpp, the GPU's, on the CPU's parallel loop.  In GPU mode
+// the same bodies run as CUDA kernels, except that engine CUDNN (set in
+// the prototxt; DEFAULT stays with the bodies, which keep less for
+// backward) runs AVE on cuDNN (util/cudnn_pool.hpp) where cuDNN's output
+// size is the layer's.  MAX stays on the bodies whatever the engine, as in
+// BVLC Caffe: cuDNN's MAX backward reads y, which a layer in place on the
+// top may have changed.
 //
 // Memory: MAX and STOCHASTIC-train keep an int argmax per output element
 // (InternalBytes()) -- MAX only where its backward runs or its mask top is
@@ -35,7 +41,10 @@
 // scratch goes in the shared workspace (util/parallel.hpp).  Backward never reads the optional mask
 // top.  Backward
 // reads bottom data only for STOCHASTIC in TEST (gradient of the weighted
-// average); top data never.  Not in place.
+// average); top data never.  AVE with engine CUDNN in a USE_CUDA build
+// declares that backward reads bottom and top data, whichever device
+// runs, since cuDNN's backward takes both.
+// Not in place.
 #ifndef CAFFE_POOLING_LAYER_HPP_
 #define CAFFE_POOLING_LAYER_HPP_
 
@@ -76,6 +85,7 @@ class PoolingLayer : public Layer<Dtype> {
   MemoryContract Memory() const override {
     MemoryContract c;
     c.backward_reads = IsStochasticTest() ? kReadsBottomData : kReadsNothing;
+    if (CudnnRequested()) c.backward_reads = kReadsBottomData | kReadsTopData;
     return c;
   }
   size_t InternalBytes() const override {
@@ -87,6 +97,8 @@ class PoolingLayer : public Layer<Dtype> {
   }
   // True when the last Reshape chose the oneDNN engine.
   bool UsesDnnl() const { return dnnl_ != nullptr; }
+  // True when the last Reshape chose the cuDNN engine (GPU mode only).
+  bool UsesCudnn() const { return cudnn_ != nullptr; }
   SyncedMemory* ScratchMemory() const override { return scratch_.get(); }
 
  protected:
@@ -149,6 +161,22 @@ class PoolingLayer : public Layer<Dtype> {
 
   // Chooses the engine for the current shapes (end of Reshape).
   void SelectEngine(const vector<Blob<Dtype>*>& top);
+  // engine: CUDNN for AVE in a USE_CUDA build: what the memory contract
+  // is declared from (the device may change after planning).
+  bool CudnnRequested() const;
+  // GPU mode: chooses cuDNN for the current shapes where requested and
+  // exact (one top, cuDNN's output size is the layer's).
+  void SelectCudnn(const vector<Blob<Dtype>*>& top);
+  // The cuDNN engine's passes (pooling_layer.cpp, so that no cuDNN call
+  // sits in the .cu file); called only when cudnn_ is set.
+#ifdef USE_CUDA
+  void CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                    const vector<Blob<Dtype>*>& top);
+  void CudnnBackward(const vector<Blob<Dtype>*>& top,
+                     const vector<Blob<Dtype>*>& bottom);
+#endif
+  std::shared_ptr<void> cudnn_;  // CudnnPool<Dtype>; no cuDNN in this header
+  vector<int> cudnn_key_;        // the input shape cudnn_ was decided for
   std::shared_ptr<DnnlPool> dnnl_;
   // oneDNN's scratchpad (Layer::ScratchMemory), null when none.
   Scratch scratch_;

@@ -1,10 +1,13 @@
 // sigmoid_layer.hpp: logistic function, y = 1 / (1 + exp(-x)).
 //
-// Contract: no parameters.  The derivative y * (1 - y) needs only the top
-// data, so the layer works in place.
+// Contract: sigmoid_param.engine only.  The derivative y * (1 - y) needs
+// only the top data, so the layer works in place.  In GPU mode `engine:
+// CUDNN` runs cuDNN's sigmoid (util/cudnn_activation.hpp, the same reads);
+// DEFAULT stays on the bodies the CPU shares.
 #ifndef CAFFE_SIGMOID_LAYER_HPP_
 #define CAFFE_SIGMOID_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/layers/neuron_layer.hpp"
@@ -32,6 +35,17 @@ class SigmoidLayer : public NeuronLayer<Dtype> {
                     const vector<bool>& propagate_down,
                     const vector<Blob<Dtype>*>& bottom) override;
   DECLARE_GPU_FORWARD_BACKWARD;
+
+ private:
+  // GPU mode with engine CUDNN: run the pass on cuDNN and return true;
+  // else false (sigmoid_layer.cpp, so that no cuDNN call sits in the .cu file).
+#ifdef USE_CUDA
+  bool CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                    const vector<Blob<Dtype>*>& top);
+  bool CudnnBackward(const vector<Blob<Dtype>*>& top,
+                     const vector<Blob<Dtype>*>& bottom);
+#endif
+  std::shared_ptr<void> cudnn_;  // CudnnActivation<Dtype>, made on first use
 };
 
 }  // namespace caffe

@@ -5,10 +5,13 @@
 // to one.  The maximum is subtracted first so large inputs do not overflow.
 // Backward reads only the top data (the probabilities), so it may run in
 // place.  The kernel bodies (softmax_kernels.hpp) run on the CPU's
-// parallel loop and, in a CUDA build, on the GPU (softmax_layer.cu).
+// parallel loop and, in a CUDA build, on the GPU (softmax_layer.cu); in GPU
+// mode `engine: CUDNN` runs cuDNN's softmax instead (util/cudnn_softmax.hpp,
+// the same reads).  DEFAULT stays on the bodies, which the CPU shares.
 #ifndef CAFFE_SOFTMAX_LAYER_HPP_
 #define CAFFE_SOFTMAX_LAYER_HPP_
 
+#include <memory>
 #include <vector>
 
 #include "caffe/blob.hpp"
@@ -44,6 +47,23 @@ class SoftmaxLayer : public Layer<Dtype> {
                     const vector<Blob<Dtype>*>& bottom) override;
 
   DECLARE_GPU_FORWARD_BACKWARD;
+
+ public:
+  // True when the last Reshape chose cuDNN (GPU mode, engine CUDNN).
+  bool UsesCudnn() const { return cudnn_ != nullptr; }
+
+ protected:
+  // GPU mode with engine CUDNN: the engine for the current shape (set by
+  // Reshape, else null); its passes live in softmax_layer.cpp so that no
+  // cuDNN call sits in the .cu file.
+  void SelectCudnn(int channels);
+#ifdef USE_CUDA
+  void CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                    const vector<Blob<Dtype>*>& top);
+  void CudnnBackward(const vector<Blob<Dtype>*>& top,
+                     const vector<Blob<Dtype>*>& bottom);
+#endif
+  std::shared_ptr<void> cudnn_;  // CudnnSoftmax<Dtype>
 
   int softmax_axis_ = 1;
   int outer_num_ = 0;  // product of the axes before softmax_axis_

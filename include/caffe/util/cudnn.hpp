@@ -4,7 +4,8 @@
 // CudnnHandle() is the calling thread's handle on the current device,
 // created on first use; without a GPU cudnnCreate fails and this throws,
 // while descriptor calls (which need no handle) still work -- the tests
-// of descriptor code rely on that.
+// of descriptor code rely on that.  CudnnType<Dtype>::value is the data
+// type descriptors take.
 #ifndef CAFFE_UTIL_CUDNN_HPP_
 #define CAFFE_UTIL_CUDNN_HPP_
 
@@ -29,6 +30,15 @@ std::string CudnnErrorMessage(const char* call, cudnnStatus_t status);
   } while (0)
 
 cudnnHandle_t CudnnHandle();
+
+// cuDNN's name for the element type of Caffe's Blob<Dtype>.
+template <typename Dtype> struct CudnnType;
+template <> struct CudnnType<float> {
+  static constexpr cudnnDataType_t value = CUDNN_DATA_FLOAT;
+};
+template <> struct CudnnType<double> {
+  static constexpr cudnnDataType_t value = CUDNN_DATA_DOUBLE;
+};
 
 }  // namespace caffe
 

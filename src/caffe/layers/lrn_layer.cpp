@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "caffe/layers/lrn_layer.hpp"
+#include "caffe/util/cudnn_lrn.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 #include "lrn_kernels.hpp"
@@ -37,8 +38,9 @@ void LRNLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   height_ = bottom[0]->height();
   width_ = bottom[0]->width();
   top[0]->ReshapeLike(*bottom[0]);
-  // The scale is kept for backward only.
-  if (this->backward_runs()) {
+  SelectCudnn();
+  // The scale is kept for backward only, and only by the layer's kernels.
+  if (this->backward_runs() && !cudnn_) {
     scale_.ReshapeLike(*bottom[0]);
   } else {
     scale_.Reshape(vector<int>(1, 0));
@@ -248,6 +250,58 @@ void LRNLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
     }
   });
 }
+
+template <typename Dtype>
+bool LRNLayer<Dtype>::CudnnRequested() const {
+#ifdef USE_CUDA
+  const LRNParameter& p = this->layer_param_.lrn_param();
+  return p.engine() == LRNParameter_Engine_CUDNN &&
+         p.norm_region() == LRNParameter_NormRegion_ACROSS_CHANNELS &&
+         CudnnLrn<Dtype>::Supports(static_cast<int>(p.local_size()), p.beta(),
+                                   p.k());
+#else
+  return false;
+#endif
+}
+
+template <typename Dtype>
+void LRNLayer<Dtype>::SelectCudnn() {
+#ifdef USE_CUDA
+  if (!CudnnRequested() || Caffe::mode() != Caffe::GPU) {
+    cudnn_.reset();
+    return;
+  }
+  if (cudnn_) {
+    const CudnnLrnShape& o =
+        static_cast<CudnnLrn<Dtype>*>(cudnn_.get())->shape();
+    if (o.num == num_ && o.channels == channels_ && o.height == height_ &&
+        o.width == width_)
+      return;
+  }
+  const LRNParameter& p = this->layer_param_.lrn_param();
+  CudnnLrnShape s{num_, channels_, height_, width_,
+                  static_cast<int>(p.local_size()), p.alpha(), p.beta(),
+                  p.k()};
+  cudnn_ = std::make_shared<CudnnLrn<Dtype> >(s);
+#endif
+}
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void LRNLayer<Dtype>::CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                                   const vector<Blob<Dtype>*>& top) {
+  static_cast<CudnnLrn<Dtype>*>(cudnn_.get())
+      ->Forward(bottom[0]->gpu_data(), top[0]->mutable_gpu_data());
+}
+
+template <typename Dtype>
+void LRNLayer<Dtype>::CudnnBackward(const vector<Blob<Dtype>*>& top,
+                                    const vector<Blob<Dtype>*>& bottom) {
+  static_cast<CudnnLrn<Dtype>*>(cudnn_.get())
+      ->Backward(bottom[0]->gpu_data(), top[0]->gpu_data(), top[0]->gpu_diff(),
+                 bottom[0]->mutable_gpu_diff());
+}
+#endif  // USE_CUDA
 
 INSTANTIATE_CLASS(LRNLayer);
 REGISTER_LAYER_CLASS(LRN);

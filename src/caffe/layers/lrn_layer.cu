@@ -1,5 +1,6 @@
 // LRN on the GPU: the bodies in lrn_kernels.hpp, one thread per spatial
-// position (ACROSS_CHANNELS) or per element (WITHIN_CHANNEL).
+// position (ACROSS_CHANNELS) or per element (WITHIN_CHANNEL); or cuDNN
+// where engine CUDNN chose it (lrn_layer.cpp).
 #include "caffe/layers/lrn_layer.hpp"
 #include "caffe/util/gpu_launch.cuh"
 #include "lrn_kernels.hpp"
@@ -9,6 +10,7 @@ namespace caffe {
 template <typename Dtype>
 void LRNLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                   const vector<Blob<Dtype>*>& top) {
+  if (cudnn_) return CudnnForward(bottom, top);
   // The scale is kept for backward only (empty when none runs).
   Dtype* kept = scale_.count() ? scale_.mutable_gpu_data() : nullptr;
   if (!across_channels_) {
@@ -32,6 +34,7 @@ void LRNLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                    const vector<bool>& propagate_down,
                                    const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
+  if (cudnn_) return CudnnBackward(top, bottom);
   if (!across_channels_) {
     const Dtype coeff = alpha_ / (size_ * size_);  // as the CPU
     ForEachGpu(bottom[0]->count(),

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "caffe/layers/pooling_layer.hpp"
+#include "caffe/util/cudnn_pool.hpp"
 #include "caffe/util/device_launch.hpp"
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/math_functions.hpp"
@@ -138,6 +139,7 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   mask_top_ = top.size() > 1;
   // The engine first: the mask is sized for the one that will fill it.
   SelectEngine(top);
+  SelectCudnn(top);
   // oneDNN's scratchpad is per-call scratch the memory plan may place.
   if (dnnl_ && Caffe::mode() == Caffe::CPU)
     scratch_.Resize(dnnl_->ScratchBytes());
@@ -202,6 +204,75 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   dnnl_cache_.push_back(pool);
   dnnl_ = pool;
 }
+
+template <typename Dtype>
+bool PoolingLayer<Dtype>::CudnnRequested() const {
+#ifdef USE_CUDA
+  const PoolingParameter& pp = this->layer_param_.pooling_param();
+  return pp.engine() == PoolingParameter_Engine_CUDNN &&
+         pp.pool() == PoolingParameter_PoolMethod_AVE;
+#else
+  return false;
+#endif
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::SelectCudnn(const vector<Blob<Dtype>*>& top) {
+#ifdef USE_CUDA
+  if (!CudnnRequested() || Caffe::mode() != Caffe::GPU || top.size() > 1) {
+    cudnn_.reset();
+    cudnn_key_.clear();
+    return;
+  }
+  // Decided once per input shape (the rest is the layer's fixed geometry).
+  const vector<int> key{num_, channels_, height_, width_};
+  if (key == cudnn_key_) return;
+  cudnn_key_ = key;
+  CudnnPoolShape s;
+  s.num = num_;
+  s.channels = channels_;
+  s.height = height_;
+  s.width = width_;
+  s.out_height = pooled_height_;
+  s.out_width = pooled_width_;
+  s.kernel_h = kernel_h_;
+  s.kernel_w = kernel_w_;
+  s.pad_h = pad_h_;
+  s.pad_w = pad_w_;
+  s.stride_h = stride_h_;
+  s.stride_w = stride_w_;
+  s.max = false;  // AVE only (CudnnRequested)
+  auto engine = std::make_shared<CudnnPool<Dtype> >(s);
+  if (engine->Matches()) {
+    cudnn_ = engine;
+  } else {
+    cudnn_.reset();
+    LOG(INFO) << "Pooling layer " << this->layer_param_.name()
+              << ": cuDNN's output size differs from the layer's "
+              << pooled_height_ << "x" << pooled_width_
+              << " (it rounds down); Caffe's kernels instead";
+  }
+#else
+  (void)top;
+#endif
+}
+
+#ifdef USE_CUDA
+template <typename Dtype>
+void PoolingLayer<Dtype>::CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                                       const vector<Blob<Dtype>*>& top) {
+  static_cast<CudnnPool<Dtype>*>(cudnn_.get())
+      ->Forward(bottom[0]->gpu_data(), top[0]->mutable_gpu_data());
+}
+
+template <typename Dtype>
+void PoolingLayer<Dtype>::CudnnBackward(const vector<Blob<Dtype>*>& top,
+                                        const vector<Blob<Dtype>*>& bottom) {
+  static_cast<CudnnPool<Dtype>*>(cudnn_.get())
+      ->Backward(bottom[0]->gpu_data(), top[0]->gpu_data(), top[0]->gpu_diff(),
+                 bottom[0]->mutable_gpu_diff());
+}
+#endif  // USE_CUDA
 
 template <typename Dtype>
 void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -3,6 +3,7 @@
 // pooling_kernels.hpp through ForEachOn on either device; this file picks
 // the GPU path and compiles the bodies' kernels.  A MAX layer with a
 // second (mask) top and STOCHASTIC's testing backward run their CPU code.
+// engine: CUDNN hands AVE to cuDNN where the layer chose it.
 #include "caffe/layers/pooling_layer.hpp"
 #include "caffe/util/device_launch.hpp"
 #include "caffe/util/gpu_launch.cuh"
@@ -23,6 +24,7 @@ template <typename Dtype>
 void PoolingLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                       const vector<Blob<Dtype>*>& top) {
   if (!RunsOnGpu(top)) return Forward_cpu(bottom, top);
+  if (cudnn_) return CudnnForward(bottom, top);
   if (this->layer_param_.pooling_param().pool() ==
       PoolingParameter_PoolMethod_STOCHASTIC)
     return StochasticForward(true, bottom, top);
@@ -37,6 +39,7 @@ void PoolingLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   // STOCHASTIC's testing gradient (the weighted average's) runs on the CPU.
   if (!RunsOnGpu(top) || IsStochasticTest())
     return Backward_cpu(top, propagate_down, bottom);
+  if (cudnn_) return CudnnBackward(top, bottom);
   // STOCHASTIC in training routes each gradient to its chosen element, as
   // MAX does to its argmax: the same gather over the mask.
   BackwardByBodies(true, top, bottom);

@@ -44,10 +44,6 @@ cudnnHandle_t CudnnHandle() {
 
 namespace {
 
-template <typename Dtype> cudnnDataType_t DataType();
-template <> cudnnDataType_t DataType<float>() { return CUDNN_DATA_FLOAT; }
-template <> cudnnDataType_t DataType<double>() { return CUDNN_DATA_DOUBLE; }
-
 // Tensor-core math (TF32 for float) would leave the stated CPU tolerance.
 template <typename Dtype>
 bool PlainMath(cudnnMathType_t m) {
@@ -72,7 +68,7 @@ std::vector<ConvAlgorithmCandidate> Candidates(const Perf* perf, int n) {
 
 template <typename Dtype>
 CudnnConv<Dtype>::CudnnConv(const CudnnConvShape& s) : shape_(s) {
-  const cudnnDataType_t type = DataType<Dtype>();
+  const cudnnDataType_t type = CudnnType<Dtype>::value;
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_desc_));
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_desc_));
   CUDNN_CHECK(cudnnCreateFilterDescriptor(&w_desc_));

@@ -17,6 +17,9 @@
 
 #include "caffe/caffe.hpp"
 #include "caffe/filler.hpp"
+#include "caffe/layers/lrn_layer.hpp"
+#include "caffe/layers/pooling_layer.hpp"
+#include "caffe/layers/softmax_layer.hpp"
 #include "caffe/test/gpu_test_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 
@@ -40,6 +43,14 @@ const LayerCase kCases[] = {
      {2, 3, 5, 4}, 1},
     {"Sigmoid", R"(type: "Sigmoid")", {2, 3, 5, 4}, 1},
     {"TanH", R"(type: "TanH")", {2, 3, 5, 4}, 1},
+    {"SigmoidCudnn", R"(type: "Sigmoid" sigmoid_param { engine: CUDNN })",
+     {2, 3, 5, 4}, 1},
+    {"SigmoidCudnnInPlace", R"(type: "Sigmoid" sigmoid_param {
+       engine: CUDNN })", {2, 3, 5, 4}, 1, 0, true},
+    {"TanHCudnn", R"(type: "TanH" tanh_param { engine: CUDNN })",
+     {2, 3, 5, 4}, 1},
+    {"TanHCudnnInPlace", R"(type: "TanH" tanh_param { engine: CUDNN })",
+     {2, 3, 5, 4}, 1, 0, true},
     {"Dropout", R"(type: "Dropout" dropout_param { dropout_ratio: 0.3 })",
      {2, 3, 5, 4}, 1},
     {"InnerProduct", R"(type: "InnerProduct" inner_product_param {
@@ -126,8 +137,33 @@ const LayerCase kCases[] = {
     {"PoolingGlobalAve", R"(type: "Pooling" pooling_param {
        pool: AVE global_pooling: true })",
      {2, 3, 5, 5}, 1},
+    // engine: CUDNN: AVE on cuDNN on shapes whose size cuDNN gives (it
+    // rounds down), the layer's kernels on one where it does not, and MAX
+    // on the layer's kernels whatever the engine.
+    {"PoolingAveCudnn", R"(type: "Pooling" pooling_param {
+       pool: AVE kernel_size: 3 stride: 2 pad: 1 engine: CUDNN })",
+     {2, 3, 7, 7}, 1},
+    {"PoolingAveCudnnUnpadded", R"(type: "Pooling" pooling_param {
+       pool: AVE kernel_size: 2 stride: 2 engine: CUDNN })",
+     {2, 3, 6, 8}, 1},
+    {"PoolingAveCudnnCeil", R"(type: "Pooling" pooling_param {
+       pool: AVE kernel_size: 3 stride: 2 pad: 1 engine: CUDNN })",
+     {2, 3, 8, 8}, 1},
+    {"PoolingMaxEngineCudnn", R"(type: "Pooling" pooling_param {
+       pool: MAX kernel_size: 3 stride: 2 engine: CUDNN })",
+     {2, 3, 7, 9}, 1},
     {"Softmax", R"(type: "Softmax")", {2, 5, 2, 3}, 1},
     {"SoftmaxRows", R"(type: "Softmax")", {4, 10}, 1},
+    {"SoftmaxCudnn", R"(type: "Softmax" softmax_param { engine: CUDNN })",
+     {2, 5, 2, 3}, 1},
+    {"SoftmaxCudnnRows", R"(type: "Softmax" softmax_param { engine: CUDNN })",
+     {4, 10}, 1},
+    {"SoftmaxCudnnAxis2", R"(type: "Softmax" softmax_param { engine: CUDNN
+       axis: 2 })",
+     {2, 3, 4, 5}, 1},
+    {"SoftmaxCudnnInPlace", R"(type: "Softmax" softmax_param {
+       engine: CUDNN })",
+     {2, 5, 2, 3}, 1, 0, true},
     {"SoftmaxAxis2", R"(type: "Softmax" softmax_param { axis: 2 })",
      {2, 3, 4, 2}, 1},
     {"AbsVal", R"(type: "AbsVal")", {2, 3, 4, 5}, 1},
@@ -173,6 +209,14 @@ const LayerCase kCases[] = {
     {"LRNWithinWide", R"(type: "LRN" lrn_param { local_size: 5 beta: 0.6
        norm_region: WITHIN_CHANNEL })",
      {2, 2, 3, 4}, 1},
+    {"LRNCudnn", R"(type: "LRN" lrn_param { local_size: 3 engine: CUDNN })",
+     {2, 5, 3, 3}, 1},
+    {"LRNCudnnBeta", R"(type: "LRN" lrn_param { local_size: 5 beta: 0.6 k: 2
+       alpha: 0.5 engine: CUDNN })",
+     {2, 7, 4, 3}, 1},
+    {"LRNCudnnWithin", R"(type: "LRN" lrn_param { local_size: 3
+       norm_region: WITHIN_CHANNEL engine: CUDNN })",
+     {2, 3, 5, 5}, 1},
     {"EltwiseFallback", R"(type: "Eltwise")", {2, 3, 4, 4}, 2},
     {"EltwiseMax", R"(type: "Eltwise" eltwise_param { operation: MAX })",
      {2, 3, 4, 4}, 2},
@@ -414,6 +458,80 @@ TEST(GpuPoolingTest, ForwardOnlyMaxMatchesCpu) {
     out.emplace_back(top.cpu_data(), top.cpu_data() + top.count());
   }
   EXPECT_EQ(out[1], out[0]);
+}
+
+// engine: CUDNN runs AVE on cuDNN where cuDNN's output size is the
+// layer's and on the layer's kernels elsewhere; MAX always on the kernels.
+TEST(GpuPoolingTest, EngineCudnnIsChosenForAveWhereItsSizeIsTheLayers) {
+  SKIP_WITHOUT_GPU();
+  ModeScope scope(Caffe::GPU);
+  const struct {
+    const char* pool;
+    std::vector<int> shape;
+    bool cudnn;
+  } cases[] = {{"AVE", {2, 3, 7, 7}, true},
+               {"AVE", {2, 3, 8, 8}, false},
+               {"MAX", {2, 3, 7, 7}, false}};
+  for (const auto& c : cases) {
+    LayerParameter param;
+    CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+        std::string("name: 'p' type: 'Pooling' pooling_param { pool: ") +
+            c.pool + " kernel_size: 3 stride: 2 pad: 1 engine: CUDNN }",
+        &param));
+    Blob<float> bottom(c.shape), top;
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
+    PoolingLayer<float> layer(param);
+    layer.SetUp(b, t);
+    layer.Forward(b, t);
+    EXPECT_EQ(layer.UsesCudnn(), c.cudnn) << c.pool << " " << c.shape[2];
+  }
+}
+
+// engine: CUDNN puts softmax on cuDNN in GPU mode; DEFAULT keeps the
+// bodies the CPU shares.
+TEST(GpuSoftmaxTest, EngineCudnnIsChosenOnlyWhereAsked) {
+  SKIP_WITHOUT_GPU();
+  ModeScope scope(Caffe::GPU);
+  for (const char* engine : {"DEFAULT", "CUDNN"}) {
+    LayerParameter param;
+    CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+        std::string("name: 's' type: 'Softmax' softmax_param { engine: ") +
+            engine + " }",
+        &param));
+    Blob<float> bottom(std::vector<int>{2, 5, 2, 3}), top;
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
+    SoftmaxLayer<float> layer(param);
+    layer.SetUp(b, t);
+    layer.Forward(b, t);
+    EXPECT_EQ(layer.UsesCudnn(), std::string(engine) == "CUDNN") << engine;
+  }
+}
+
+// engine: CUDNN puts LRN across channels on cuDNN in GPU mode, which then
+// keeps no scale; WITHIN_CHANNEL and DEFAULT stay on the layer's kernels.
+TEST(GpuLrnTest, EngineCudnnIsChosenAcrossChannels) {
+  SKIP_WITHOUT_GPU();
+  ModeScope scope(Caffe::GPU);
+  const struct {
+    const char* param;
+    bool cudnn;
+  } cases[] = {{"local_size: 5 engine: CUDNN", true},
+               {"local_size: 5", false},
+               {"local_size: 3 norm_region: WITHIN_CHANNEL engine: CUDNN",
+                false}};
+  for (const auto& c : cases) {
+    LayerParameter param;
+    CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(
+        std::string("name: 'n' type: 'LRN' lrn_param { ") + c.param + " }",
+        &param));
+    Blob<float> bottom(std::vector<int>{2, 7, 4, 3}), top;
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
+    LRNLayer<float> layer(param);
+    layer.SetUp(b, t);
+    layer.Forward(b, t);
+    EXPECT_EQ(layer.UsesCudnn(), c.cudnn) << c.param;
+    EXPECT_EQ(layer.InternalBytes() == 0, c.cudnn) << c.param;
+  }
 }
 
 // Embed's bottom holds indices, which take no gradient, so it is not a
