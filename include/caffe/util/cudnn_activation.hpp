@@ -1,15 +1,18 @@
-// cudnn_activation.hpp: the cuDNN engine for the sigmoid and tanh layers
-// (USE_CUDA builds), chosen by `sigmoid_param { engine: CUDNN }` or
-// `tanh_param { engine: CUDNN }` in GPU mode.
+// cudnn_activation.hpp: the cuDNN engine for the ReLU, sigmoid and tanh
+// layers (USE_CUDA builds), chosen by `engine: CUDNN` in their parameters
+// in GPU mode (ReLU only with negative_slope 0: cuDNN's is not leaky).
 //
 // Contract:
 //  * The blob is one flat tensor of `count` elements (an element-wise
 //    function does not care about axes).  Descriptor building needs no GPU.
-//  * Backward takes y and dy and hands cuDNN y in the place of x: the
-//    derivatives (y (1 - y), 1 - y^2) are functions of y, and that is what
-//    cuDNN computes from when a layer runs in place (x is y there, as in
-//    BVLC Caffe's cuDNN layers).  So the engine reads what the layers
-//    declare, the top data only, and both passes may run in place.
+//  * Backward takes one value tensor v and dy, and hands cuDNN v as both x
+//    and y.  Sigmoid and tanh pass y: their derivatives (y (1 - y),
+//    1 - y^2) are functions of y, which is what cuDNN computes from when a
+//    layer runs in place (x is y there, as in BVLC Caffe's cuDNN layers).
+//    ReLU passes x: the gradient passes where x > 0, which is where y > 0,
+//    so either value gives the same mask.  So each layer reads what it
+//    declares (sigmoid and tanh the top data, ReLU the bottom data), and
+//    both passes may run in place.
 //  * Forward writes y, Backward writes (does not add into) dx.
 //  * Find(slot, ...) keeps one engine per layer in a type-erased slot (the
 //    layers' headers carry no cuDNN type) and rebuilds it when the count
@@ -40,7 +43,7 @@ class CudnnActivation {
   int count() const { return count_; }
 
   void Forward(const Dtype* x, Dtype* y) const;
-  void Backward(const Dtype* y, const Dtype* dy, Dtype* dx) const;
+  void Backward(const Dtype* v, const Dtype* dy, Dtype* dx) const;
 
  private:
   cudnnActivationMode_t mode_;

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "caffe/layers/relu_layer.hpp"
+#include "caffe/util/cudnn_activation.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "relu_kernels.hpp"
 
@@ -27,6 +28,34 @@ void ReLULayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
       static_cast<Dtype>(this->layer_param_.relu_param().negative_slope())};
   ForEach(bottom[0]->count(), kElementGrain, body);
 }
+
+#ifdef USE_CUDA
+template <typename Dtype>
+bool ReLULayer<Dtype>::CudnnForward(const vector<Blob<Dtype>*>& bottom,
+                                    const vector<Blob<Dtype>*>& top) {
+  const ReLUParameter& p = this->layer_param_.relu_param();
+  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0)
+    return false;
+  CudnnActivation<Dtype>::Find(&cudnn_, CUDNN_ACTIVATION_RELU,
+                               bottom[0]->count())
+      ->Forward(bottom[0]->gpu_data(), top[0]->mutable_gpu_data());
+  return true;
+}
+
+template <typename Dtype>
+bool ReLULayer<Dtype>::CudnnBackward(const vector<Blob<Dtype>*>& top,
+                                     const vector<Blob<Dtype>*>& bottom) {
+  const ReLUParameter& p = this->layer_param_.relu_param();
+  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0)
+    return false;
+  // x, the bottom data the layer declares it reads (see the engine).
+  CudnnActivation<Dtype>::Find(&cudnn_, CUDNN_ACTIVATION_RELU,
+                               bottom[0]->count())
+      ->Backward(bottom[0]->gpu_data(), top[0]->gpu_diff(),
+                 bottom[0]->mutable_gpu_diff());
+  return true;
+}
+#endif  // USE_CUDA
 
 INSTANTIATE_CLASS(ReLULayer);
 REGISTER_LAYER_CLASS(ReLU);

@@ -1,4 +1,5 @@
-// ReLU on the GPU: launches of the bodies in relu_kernels.hpp.
+// ReLU on the GPU: launches of the bodies in relu_kernels.hpp, or cuDNN
+// where engine CUDNN asks (relu_layer.cpp).
 #include "caffe/layers/relu_layer.hpp"
 #include "caffe/util/gpu_launch.cuh"
 #include "relu_kernels.hpp"
@@ -8,6 +9,7 @@ namespace caffe {
 template <typename Dtype>
 void ReLULayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                    const vector<Blob<Dtype>*>& top) {
+  if (CudnnForward(bottom, top)) return;
   ForEachGpu(bottom[0]->count(),
              ReLUForward<Dtype>{
                  bottom[0]->gpu_data(), top[0]->mutable_gpu_data(),
@@ -20,6 +22,7 @@ void ReLULayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                     const vector<bool>& propagate_down,
                                     const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
+  if (CudnnBackward(top, bottom)) return;
   ForEachGpu(bottom[0]->count(),
              ReLUBackward<Dtype>{
                  bottom[0]->gpu_data(), top[0]->gpu_diff(),

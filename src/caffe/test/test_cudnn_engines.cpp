@@ -1,5 +1,5 @@
-// Tests of the cuDNN engines for pooling, softmax, sigmoid, tanh and LRN
-// that need no GPU:
+// Tests of the cuDNN engines for pooling, softmax, ReLU, sigmoid, tanh and
+// LRN that need no GPU:
 // cuDNN's descriptors give its pooling output size, which the layer
 // compares with its own before choosing cuDNN (util/cudnn_pool.hpp), and
 // the softmax tensor (util/cudnn_softmax.hpp), the activations' engine is
@@ -19,6 +19,7 @@
 #include "caffe/common.hpp"
 #include "caffe/layers/lrn_layer.hpp"
 #include "caffe/layers/pooling_layer.hpp"
+#include "caffe/layers/relu_layer.hpp"
 #include "caffe/layers/sigmoid_layer.hpp"
 #include "caffe/layers/softmax_layer.hpp"
 #include "caffe/layers/tanh_layer.hpp"
@@ -30,7 +31,7 @@
 namespace caffe {
 namespace {
 
-LayerParameter ParseLayer(const std::string &text) {
+LayerParameter ParseLayer(const std::string& text) {
   LayerParameter p;
   CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(text, &p));
   return p;
@@ -39,10 +40,10 @@ LayerParameter ParseLayer(const std::string &text) {
 #ifdef USE_CUDA
 // The layer's output size for the shape, from a layer in CPU mode.
 template <typename Dtype>
-void LayerOutput(const std::string &text, const std::vector<int> &in, int *ph,
-                 int *pw) {
+void LayerOutput(const std::string& text, const std::vector<int>& in, int* ph,
+                 int* pw) {
   Blob<Dtype> bottom(in), top;
-  std::vector<Blob<Dtype> *> b{&bottom}, t{&top};
+  std::vector<Blob<Dtype>*> b{&bottom}, t{&top};
   PoolingLayer<Dtype> layer(ParseLayer(text));
   layer.SetUp(b, t);
   *ph = top.height();
@@ -50,7 +51,7 @@ void LayerOutput(const std::string &text, const std::vector<int> &in, int *ph,
 }
 
 struct Case {
-  const char *param;
+  const char* param;
   std::vector<int> shape;
   bool cudnn_size;  // cuDNN's (floor) size is the layer's
 };
@@ -86,7 +87,7 @@ TEST(CudnnPoolTest, DescriptorsTellWhereCudnnGivesTheLayersSize) {
        {2, 3, 5, 4},
        true},
   };
-  for (const Case &c : cases) {
+  for (const Case& c : cases) {
     int ph = 0, pw = 0;
     LayerOutput<float>(c.param, c.shape, &ph, &pw);
     PoolingParameter pp = ParseLayer(c.param).pooling_param();
@@ -121,8 +122,8 @@ TEST(CudnnPoolTest, DescriptorsTellWhereCudnnGivesTheLayersSize) {
 // the net must keep both for it; MAX stays on Caffe's argmax whatever the
 // engine, and DEFAULT and CAFFE read nothing.
 TEST(CudnnPoolTest, EngineCudnnDeclaresTheReadsOfCudnnsBackward) {
-  for (const char *pool : {"MAX", "AVE"}) {
-    for (const char *engine : {"DEFAULT", "CAFFE", "CUDNN"}) {
+  for (const char* pool : {"MAX", "AVE"}) {
+    for (const char* engine : {"DEFAULT", "CAFFE", "CUDNN"}) {
       PoolingLayer<float> layer(ParseLayer(
           std::string("name: 'p' type: 'Pooling' pooling_param { pool: ") +
           pool + " kernel_size: 2 stride: 2 engine: " + engine + " }"));
@@ -139,13 +140,13 @@ TEST(CudnnPoolTest, EngineCudnnDeclaresTheReadsOfCudnnsBackward) {
 
 // In CPU mode engine CUDNN runs what DEFAULT runs and chooses no cuDNN.
 TEST(CudnnPoolTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
-  for (const char *pool : {"MAX", "AVE"}) {
+  for (const char* pool : {"MAX", "AVE"}) {
     std::vector<std::vector<float>> tops, diffs;
-    for (const char *engine : {"DEFAULT", "CUDNN"}) {
+    for (const char* engine : {"DEFAULT", "CUDNN"}) {
       Blob<float> bottom(std::vector<int>{2, 3, 7, 9}), top;
       for (int i = 0; i < bottom.count(); ++i)
         bottom.mutable_cpu_data()[i] = std::sin(0.7 * i);
-      std::vector<Blob<float> *> b{&bottom}, t{&top};
+      std::vector<Blob<float>*> b{&bottom}, t{&top};
       PoolingLayer<float> layer(ParseLayer(
           std::string("name: 'p' type: 'Pooling' pooling_param { pool: ") +
           pool + " kernel_size: 3 stride: 2 engine: " + engine + " }"));
@@ -166,7 +167,7 @@ TEST(CudnnPoolTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
 #ifdef USE_CUDA
 // The softmax axis becomes cuDNN's C; what lies before it N, after it H.
 TEST(CudnnSoftmaxTest, TheTensorIsOuterByChannelsByInner) {
-  for (const auto &d : {std::vector<int>{2, 5, 6}, std::vector<int>{40, 10, 1},
+  for (const auto& d : {std::vector<int>{2, 5, 6}, std::vector<int>{40, 10, 1},
                         std::vector<int>{1, 3, 1}}) {
     CudnnSoftmax<float> f(d[0], d[1], d[2]);
     CudnnSoftmax<double> g(d[0], d[1], d[2]);
@@ -187,11 +188,11 @@ TEST(CudnnSoftmaxTest, TheTensorIsOuterByChannelsByInner) {
 // allowed), and in CPU mode computes what DEFAULT computes.
 TEST(CudnnSoftmaxTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
   std::vector<std::vector<double>> tops, diffs;
-  for (const char *engine : {"DEFAULT", "CUDNN"}) {
+  for (const char* engine : {"DEFAULT", "CUDNN"}) {
     Blob<double> bottom(std::vector<int>{2, 5, 2, 3}), top;
     for (int i = 0; i < bottom.count(); ++i)
       bottom.mutable_cpu_data()[i] = std::sin(0.9 * i);
-    std::vector<Blob<double> *> b{&bottom}, t{&top};
+    std::vector<Blob<double>*> b{&bottom}, t{&top};
     SoftmaxLayer<double> layer(ParseLayer(
         std::string("name: 's' type: 'Softmax' softmax_param { engine: ") +
         engine + " }"));
@@ -214,35 +215,36 @@ TEST(CudnnSoftmaxTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
 // One engine per layer, rebuilt when the count or the function changes.
 TEST(CudnnActivationTest, FindKeepsTheEngineWhileTheCountHolds) {
   std::shared_ptr<void> slot;
-  CudnnActivation<float> *a =
+  CudnnActivation<float>* a =
       CudnnActivation<float>::Find(&slot, CUDNN_ACTIVATION_SIGMOID, 120);
   EXPECT_EQ(a->count(), 120);
   EXPECT_EQ(CudnnActivation<float>::Find(&slot, CUDNN_ACTIVATION_SIGMOID, 120),
             a);
-  CudnnActivation<float> *b =
+  CudnnActivation<float>* b =
       CudnnActivation<float>::Find(&slot, CUDNN_ACTIVATION_SIGMOID, 60);
   EXPECT_EQ(b->count(), 60);
-  CudnnActivation<float> *c =
+  CudnnActivation<float>* c =
       CudnnActivation<float>::Find(&slot, CUDNN_ACTIVATION_TANH, 60);
   EXPECT_EQ(c->mode(), CUDNN_ACTIVATION_TANH);
-  EXPECT_EQ(slot.get(), static_cast<void *>(c));
+  EXPECT_EQ(slot.get(), static_cast<void*>(c));
 }
 #endif  // USE_CUDA
 
-// Sigmoid and TanH keep their declaration with engine CUDNN (backward reads
-// the top, in place allowed) and in CPU mode compute what DEFAULT does.
+// ReLU, Sigmoid and TanH keep their declarations with engine CUDNN (ReLU's
+// backward reads the bottom, the others' the top; in place allowed) and in
+// CPU mode compute what DEFAULT does.
 template <typename LayerType>
-void ExpectEngineCudnnOnCpuIsDefault(const std::string &type,
-                                     const std::string &param_field) {
+void ExpectEngineCudnnOnCpuIsDefault(int reads, const std::string& type,
+                                     const std::string& param_field) {
   std::vector<std::vector<float>> tops, diffs;
-  for (const char *engine : {"DEFAULT", "CUDNN"}) {
+  for (const char* engine : {"DEFAULT", "CUDNN"}) {
     Blob<float> bottom(std::vector<int>{2, 3, 4, 5}), top;
     for (int i = 0; i < bottom.count(); ++i)
       bottom.mutable_cpu_data()[i] = 2 * std::sin(0.9 * i);
-    std::vector<Blob<float> *> b{&bottom}, t{&top};
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
     LayerType layer(ParseLayer("name: 'a' type: '" + type + "' " + param_field +
                                " { engine: " + engine + " }"));
-    EXPECT_EQ(layer.Memory().backward_reads, kReadsTopData) << type;
+    EXPECT_EQ(layer.Memory().backward_reads, reads) << type;
     EXPECT_TRUE(layer.Memory().in_place) << type;
     layer.SetUp(b, t);
     layer.Forward(b, t);
@@ -257,9 +259,12 @@ void ExpectEngineCudnnOnCpuIsDefault(const std::string &type,
 }
 
 TEST(CudnnActivationTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
-  ExpectEngineCudnnOnCpuIsDefault<SigmoidLayer<float>>("Sigmoid",
+  ExpectEngineCudnnOnCpuIsDefault<SigmoidLayer<float>>(kReadsTopData, "Sigmoid",
                                                        "sigmoid_param");
-  ExpectEngineCudnnOnCpuIsDefault<TanHLayer<float>>("TanH", "tanh_param");
+  ExpectEngineCudnnOnCpuIsDefault<TanHLayer<float>>(kReadsTopData, "TanH",
+                                                    "tanh_param");
+  ExpectEngineCudnnOnCpuIsDefault<ReLULayer<float>>(kReadsBottomData, "ReLU",
+                                                    "relu_param");
 }
 
 #ifdef USE_CUDA
@@ -287,7 +292,7 @@ TEST(CudnnLrnTest, DescriptorHoldsTheLayersParameters) {
 // backward reads bottom and top; otherwise the bottom only, as Caffe's.
 TEST(CudnnLrnTest, EngineCudnnDeclaresTheReadsOfCudnnsBackward) {
   const struct {
-    const char *param;
+    const char* param;
     bool cudnn;
   } cases[] = {
       {"local_size: 5 engine: CUDNN", true},
@@ -295,7 +300,7 @@ TEST(CudnnLrnTest, EngineCudnnDeclaresTheReadsOfCudnnsBackward) {
       {"local_size: 5 engine: CAFFE", false},
       {"local_size: 17 engine: CUDNN", false},
       {"local_size: 3 norm_region: WITHIN_CHANNEL engine: CUDNN", false}};
-  for (const auto &c : cases) {
+  for (const auto& c : cases) {
     LRNLayer<float> layer(ParseLayer(
         std::string("name: 'n' type: 'LRN' lrn_param { ") + c.param + " }"));
     int expected = kReadsBottomData;
@@ -309,11 +314,11 @@ TEST(CudnnLrnTest, EngineCudnnDeclaresTheReadsOfCudnnsBackward) {
 // In CPU mode engine CUDNN runs the layer's loops (and keeps their scale).
 TEST(CudnnLrnTest, InCpuModeEngineCudnnComputesWhatDefaultDoes) {
   std::vector<std::vector<float>> tops, diffs;
-  for (const char *engine : {"DEFAULT", "CUDNN"}) {
+  for (const char* engine : {"DEFAULT", "CUDNN"}) {
     Blob<float> bottom(std::vector<int>{2, 7, 4, 3}), top;
     for (int i = 0; i < bottom.count(); ++i)
       bottom.mutable_cpu_data()[i] = std::sin(0.9 * i);
-    std::vector<Blob<float> *> b{&bottom}, t{&top};
+    std::vector<Blob<float>*> b{&bottom}, t{&top};
     LRNLayer<float> layer(ParseLayer(
         std::string("name: 'n' type: 'LRN' lrn_param { local_size: 5 "
                     "engine: ") +

@@ -44,11 +44,11 @@ void CudnnActivation<Dtype>::Forward(const Dtype* x, Dtype* y) const {
 }
 
 template <typename Dtype>
-void CudnnActivation<Dtype>::Backward(const Dtype* y, const Dtype* dy,
+void CudnnActivation<Dtype>::Backward(const Dtype* v, const Dtype* dy,
                                       Dtype* dx) const {
   const Dtype one = 1, zero = 0;
-  CUDNN_CHECK(cudnnActivationBackward(CudnnHandle(), act_, &one, desc_, y,
-                                      desc_, dy, desc_, y, &zero, desc_, dx));
+  CUDNN_CHECK(cudnnActivationBackward(CudnnHandle(), act_, &one, desc_, v,
+                                      desc_, dy, desc_, v, &zero, desc_, dx));
 }
 
 template class CudnnActivation<float>;

@@ -43,6 +43,12 @@ const LayerCase kCases[] = {
      {2, 3, 5, 4}, 1},
     {"Sigmoid", R"(type: "Sigmoid")", {2, 3, 5, 4}, 1},
     {"TanH", R"(type: "TanH")", {2, 3, 5, 4}, 1},
+    {"ReLUCudnn", R"(type: "ReLU" relu_param { engine: CUDNN })",
+     {2, 3, 5, 4}, 1},
+    {"ReLUCudnnInPlace", R"(type: "ReLU" relu_param { engine: CUDNN })",
+     {2, 3, 5, 4}, 1, 0, true},
+    {"LeakyReLUEngineCudnn", R"(type: "ReLU" relu_param {
+       negative_slope: 0.1 engine: CUDNN })", {2, 3, 5, 4}, 1},
     {"SigmoidCudnn", R"(type: "Sigmoid" sigmoid_param { engine: CUDNN })",
      {2, 3, 5, 4}, 1},
     {"SigmoidCudnnInPlace", R"(type: "Sigmoid" sigmoid_param {
