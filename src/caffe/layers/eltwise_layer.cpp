@@ -98,12 +98,12 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
                                      const vector<Blob<Dtype>*>& top,
                                      const vector<bool>& propagate_down,
                                      const vector<Blob<Dtype>*>& bottom) {
-  const int count = top[0]->count();
-  const Dtype* top_diff = DiffOn(gpu, *top[0]);
   if (op_ == EltwiseParameter_EltwiseOp_SUM) {
     BackwardSum(gpu, top, propagate_down, bottom);
     return;
   }
+  const int count = top[0]->count();
+  const Dtype* top_diff = DiffOn(gpu, *top[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
     Dtype* bottom_diff = MutableDiffOn(gpu, bottom[i]);
