@@ -27,6 +27,7 @@
 #include "caffe/parallel/distributed.hpp"
 #include "caffe/parallel/multi_device.hpp"
 #include "caffe/parallel/nccl_communicator.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 #include "caffe/util/layer_costs.hpp"
 #include "caffe/util/mem_report.hpp"
 #ifdef WITH_PYTHON_LAYER
@@ -69,6 +70,12 @@ DEFINE_string(layer_costs, "",
 DEFINE_bool(fuse_chains, true,
             "For 'time': run in-place BatchNorm/Scale/ReLU chains fused "
             "(false: layer by layer, to compare).");
+DEFINE_bool(allow_tf32, false,
+            "GPU: let float convolutions and cuBLAS use TF32 tensor cores "
+            "(faster; results further from the CPU's).");
+DEFINE_string(conv_algo, "heuristic",
+              "GPU: how cuDNN convolution algorithms are ranked: heuristic "
+              "(cuDNN's heuristics) or find (timed once per shape).");
 DEFINE_string(sigint_effect, "stop",
               "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
 DEFINE_string(sighup_effect, "snapshot",
@@ -494,6 +501,8 @@ int main(int argc, char** argv) {
   }
   try {
     // Under mpirun: MPI, the rank and rank-prefixed logs from here on.
+    caffe::SetAllowTf32(FLAGS_allow_tf32);
+    caffe::SetConvAlgo(caffe::ParseConvAlgo(FLAGS_conv_algo));
     caffe::set_dist_timeout(FLAGS_dist_timeout);
     caffe::InitDistributed();
     return it->second();

@@ -13,7 +13,7 @@
 #     bisection to within BATCH_STEP images (PyTorch's in one process).
 # PARTS: which sections run ("time largest" by default).  SPECS: the
 # timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (plain, mem,
-# sqrt, as make_nets.py); TF32: PyTorch's settings timed (0, 1); LARGEST:
+# sqrt, as make_nets.py, each optionally +tf32 and/or +find); TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched.  Smaller sets fit a short
 # device lease.
 set -uo pipefail
@@ -29,9 +29,24 @@ LARGEST="${LARGEST:-lean:plain lean:mem lean:sqrt torch:0 torch:1}"
 NETS_DIR="$(mktemp -d)"
 CAFFE="${LEANCAFFE_RUN:-} .gpu/bin/caffe"
 
-lean_ms() {  # prototxt -> "ms peak_bytes"
+# A variant may carry the GPU arithmetic options after '+': plain+tf32,
+# mem+find, plain+tf32+find (the tool's -allow_tf32 and -conv_algo=find).
+variant_net() { echo "${1%%+*}"; }
+variant_flags() {
+  local opts="" o
+  [[ "$1" == *+* ]] && opts="${1#*+}"
+  for o in ${opts//+/ }; do
+    case "$o" in
+      tf32) echo -n " --allow_tf32" ;;
+      find) echo -n " --conv_algo=find" ;;
+      *) echo "run_gpu_bench: unknown option '$o' in variant $1" >&2 ;;
+    esac
+  done
+}
+
+lean_ms() {  # prototxt [flags] -> "ms peak_bytes"
   local log
-  log="$($CAFFE time --gpu=0 --model="$1" --iterations="$ITERS" 2>&1)" || {
+  log="$($CAFFE time --gpu=0 --model="$1" --iterations="$ITERS" ${2:-} 2>&1)" || {
     echo "FAILED"; echo "$log" | tail -3 >&2; return; }
   echo "$(echo "$log" | sed -n 's/.*Average Forward-Backward: \([0-9.]*\) ms.*/\1/p') \
 $(echo "$log" | sed -n 's/.*Peak GPU memory allocated: \([0-9]*\) bytes.*/\1/p')"
@@ -45,10 +60,12 @@ for spec in $SPECS; do
   net=${spec%%:*}; batch=${spec##*:}
   for rep in $(seq "$REPS"); do
     for variant in $VARIANTS; do
-      proto="$(python3 bench/gpu/make_nets.py "$NETS_DIR" "$net:$batch:$variant")"
+      proto="$(python3 bench/gpu/make_nets.py "$NETS_DIR" \
+               "$net:$batch:$(variant_net "$variant")")"
       start=$(date +%s)
       echo "$net b$batch run $rep leancaffe $variant (ms peak_bytes):" \
-        "$(lean_ms "$proto") [$(( $(date +%s) - start )) s]"
+        "$(lean_ms "$proto" "$(variant_flags "$variant")")" \
+        "[$(( $(date +%s) - start )) s]"
     done
     for tf32 in $TF32; do
       start=$(date +%s)

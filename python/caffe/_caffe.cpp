@@ -38,6 +38,7 @@
 #include "caffe/util/host_memory_room.hpp"
 #include "caffe/parallel/distributed.hpp"
 #include "caffe/parallel/nccl_communicator.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/upgrade_proto.hpp"
 
@@ -646,6 +647,14 @@ PYBIND11_MODULE(_caffe, m) {
   m.def("set_mode_gpu", []() { Caffe::set_mode(Caffe::GPU); });
   m.def("set_device", [](int device) { Caffe::SetDevice(device); },
         py::arg("device_id"));
+  // GPU arithmetic (util/gpu_math_options.hpp), the caffe tool's
+  // -allow_tf32 and -conv_algo: off/'heuristic' unless asked for.
+  m.def("set_allow_tf32", &SetAllowTf32, py::arg("allow"));
+  m.def("allow_tf32", &AllowTf32);
+  m.def("set_conv_algo", [](const string& name) {
+    SetConvAlgo(ParseConvAlgo(name));
+  }, py::arg("algo"));
+  m.def("conv_algo", []() { return string(ConvAlgoName(ConvAlgo())); });
   m.def("set_random_seed", [](unsigned int seed) {
     Caffe::set_random_seed(seed);
   }, py::arg("seed"));

@@ -6,13 +6,15 @@
 //    included).  Descriptor building needs no GPU, so OutputDim -- what
 //    cuDNN computes the output to be -- is tested on any machine against
 //    the layer's own shape arithmetic.
-//  * ChooseAlgorithms(limit) asks cuDNN's heuristics (a GPU is needed) for
-//    forward, backward-data and backward-filter algorithms and keeps, for
-//    each, the first deterministic one without tensor-core math whose
-//    workspace fits `limit` (conv_algorithm.hpp): deterministic so that
-//    mem_param and recomputation stay bit-identical, no TF32 so that GPU
-//    results stay within the stated tolerance of the CPU's.  Returns false
-//    when some direction has none; the layer then keeps its im2col path.
+//  * ChooseAlgorithms(limit) asks cuDNN (a GPU is needed) to rank forward,
+//    backward-data and backward-filter algorithms -- its heuristics, or
+//    measured times with conv_algo find (util/gpu_math_options.hpp) -- and
+//    keeps, for each, the first deterministic one whose workspace fits
+//    `limit` (conv_algorithm.hpp): deterministic so that mem_param and
+//    recomputation stay bit-identical.  Tensor-core (TF32) math only if
+//    TF32 was allowed when the engine was made; otherwise GPU results stay
+//    within the stated tolerance of the CPU's.  Returns false when some
+//    direction has none; the layer then keeps its im2col path.
 //  * Forward writes y; BackwardData writes dx; BackwardFilter adds into dw
 //    (parameter diffs accumulate, as everywhere in Caffe).  `workspace`
 //    holds at least WorkspaceBytes().  Biases are the layer's business.
@@ -61,6 +63,12 @@ class CudnnConv {
   cudnnConvolutionFwdAlgo_t forward_algo_{};
   cudnnConvolutionBwdDataAlgo_t data_algo_{};
   cudnnConvolutionBwdFilterAlgo_t filter_algo_{};
+  // The math type each chosen algorithm was ranked with, set on the
+  // descriptor before its call.
+  cudnnMathType_t forward_math_ = CUDNN_DEFAULT_MATH;
+  cudnnMathType_t data_math_ = CUDNN_DEFAULT_MATH;
+  cudnnMathType_t filter_math_ = CUDNN_DEFAULT_MATH;
+  bool tensor_core_;  // TF32 allowed (floats only), fixed at construction
   size_t workspace_bytes_ = 0;
 };
 

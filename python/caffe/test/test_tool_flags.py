@@ -135,3 +135,38 @@ def test_commands_name_the_file_they_need(tmp_path):
     assert code == 1
     for command in ('train', 'test', 'device_query', 'time'):
         assert command in out
+
+
+def test_gpu_arithmetic_flags_are_checked_and_change_no_cpu_result(
+        tmp_path, staged):
+    """-allow_tf32 and -conv_algo choose the GPU libraries' arithmetic;
+    on the CPU they change nothing, and a bad -conv_algo is an error that
+    names the value."""
+    _, solver = staged
+    code, plain = run_tool(['train', '--solver=' + solver], cwd=tmp_path)
+    assert code == 0, plain
+    code, opted = run_tool(['train', '--solver=' + solver, '--allow_tf32',
+                            '--conv_algo=find'], cwd=tmp_path)
+    assert code == 0, opted
+    loss = re.compile(r'Iteration \d+.*loss = ([-0-9.e]+)')
+    assert loss.findall(plain) and loss.findall(plain) == loss.findall(opted)
+    code, out = run_tool(['train', '--solver=' + solver,
+                          '--conv_algo=fastest'], cwd=tmp_path)
+    assert code == 1
+    assert "conv_algo must be 'heuristic' or 'find', not 'fastest'" in out
+
+
+def test_pycaffe_gpu_arithmetic_settings():
+    assert caffe.allow_tf32() is False
+    assert caffe.conv_algo() == 'heuristic'
+    try:
+        caffe.set_allow_tf32(True)
+        caffe.set_conv_algo('find')
+        assert caffe.allow_tf32() is True
+        assert caffe.conv_algo() == 'find'
+        with pytest.raises(caffe.CaffeError, match="not 'best'"):
+            caffe.set_conv_algo('best')
+        assert caffe.conv_algo() == 'find'
+    finally:
+        caffe.set_allow_tf32(False)
+        caffe.set_conv_algo('heuristic')

@@ -4,6 +4,7 @@
 #include "caffe/layers/conv_layer.hpp"
 #include "caffe/util/cudnn_conv.hpp"
 #include "caffe/util/gpu_kernels.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
 
@@ -146,6 +147,9 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   vector<int> key = this->conv_input_shape_;
   key.push_back(this->num_);
   key.insert(key.end(), this->output_shape_.begin(), this->output_shape_.end());
+  // The GPU arithmetic settings too: changing them re-chooses algorithms.
+  key.push_back(AllowTf32());
+  key.push_back(static_cast<int>(ConvAlgo()));
   if (key == cudnn_key_) return cudnn_ != nullptr;
   cudnn_key_ = key;
   cudnn_.reset();

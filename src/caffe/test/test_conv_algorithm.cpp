@@ -1,13 +1,19 @@
 // Convolution algorithm choice (util/conv_algorithm.hpp) on made-up
-// candidate lists, and the cuDNN engine's descriptor code, which needs no
+// candidate lists, the GPU arithmetic settings (util/gpu_math_options.hpp),
+// and the cuDNN engine's descriptor code, which needs no
 // GPU: cuDNN's output shape for each geometry must be the layer's own.
 #include <gtest/gtest.h>
 
+#include <google/protobuf/text_format.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "caffe/common.hpp"
+#include "caffe/net.hpp"
 #include "caffe/util/conv_algorithm.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 #include "caffe/util/cudnn_conv.hpp"
 
 namespace caffe {
@@ -40,6 +46,67 @@ TEST(ConvAlgorithmTest, SkipsFailedAndNondeterministicCandidates) {
   EXPECT_EQ(ChooseAlgorithm(ranked, 1000, false), 0);
   EXPECT_EQ(ChooseAlgorithm(ranked, 10, true), -1);  // the im2col path
   EXPECT_EQ(ChooseAlgorithm({}, 1000, true), -1);
+}
+
+TEST(ConvAlgorithmTest, TensorCoreCandidatesOnlyWhenAllowed) {
+  std::vector<ConvAlgorithmCandidate> ranked = {Candidate(7, 0),
+                                                Candidate(2, 4096)};
+  ranked[0].tensor_core = true;  // the fastest uses TF32
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true), 1);
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, false), 1);
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, true), 0);
+  // The other conditions still hold for a tensor-core candidate.
+  ranked[0].workspace_bytes = size_t(1) << 30;
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, true), 1);
+  ranked[1].tensor_core = true;
+  EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, false), -1);
+}
+
+TEST(GpuMathOptionsTest, DefaultsSettingsAndNames) {
+  EXPECT_FALSE(AllowTf32());
+  EXPECT_EQ(ConvAlgo(), ConvAlgoSearch::kHeuristic);
+  SetAllowTf32(true);
+  SetConvAlgo(ParseConvAlgo("find"));
+  EXPECT_TRUE(AllowTf32());
+  EXPECT_EQ(ConvAlgo(), ConvAlgoSearch::kFind);
+  EXPECT_STREQ(ConvAlgoName(ConvAlgo()), "find");
+  SetAllowTf32(false);
+  SetConvAlgo(ParseConvAlgo("heuristic"));
+  EXPECT_STREQ(ConvAlgoName(ConvAlgo()), "heuristic");
+  try {
+    ParseConvAlgo("fastest");
+    FAIL() << "an unknown conv_algo was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'fastest'"), std::string::npos)
+        << e.what();
+  }
+}
+
+// On the CPU the options change nothing: a convolution net's outputs are
+// the same bits with and without them.
+TEST(GpuMathOptionsTest, CpuResultsIgnoreTheGpuOptions) {
+  NetParameter p;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"(
+    layer { name: "x" type: "DummyData" top: "x"
+      dummy_data_param { shape { dim: 2 dim: 3 dim: 9 dim: 9 }
+        data_filler { type: "gaussian" std: 1 } } }
+    layer { name: "c" type: "Convolution" bottom: "x" top: "c"
+      convolution_param { num_output: 4 kernel_size: 3 stride: 2
+        weight_filler { type: "gaussian" std: 0.1 } } })", &p));
+  Caffe::set_random_seed(5);
+  Net<float> plain(p);
+  plain.Forward();
+  SetAllowTf32(true);
+  SetConvAlgo(ConvAlgoSearch::kFind);
+  Caffe::set_random_seed(5);
+  Net<float> opted(p);
+  opted.Forward();
+  SetAllowTf32(false);
+  SetConvAlgo(ConvAlgoSearch::kHeuristic);
+  const Blob<float>& a = *plain.blob_by_name("c");
+  const Blob<float>& b = *opted.blob_by_name("c");
+  ASSERT_EQ(a.count(), b.count());
+  EXPECT_EQ(0, memcmp(a.cpu_data(), b.cpu_data(), a.count() * sizeof(float)));
 }
 
 #ifdef USE_CUDA

@@ -9,6 +9,7 @@
 #include "caffe/memory_resource.hpp"
 #include "caffe/util/cuda.hpp"
 #include "caffe/util/gpu_kernels.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
 
@@ -146,6 +147,10 @@ cublasHandle_t CublasHandle() {
     CUBLAS_CHECK(cublasCreate(&handles.cublas));
     handles.device = device;
   }
+  // Read at every fetch, so a change of the setting takes effect at once.
+  CUBLAS_CHECK(cublasSetMathMode(handles.cublas,
+                                 AllowTf32() ? CUBLAS_TF32_TENSOR_OP_MATH
+                                             : CUBLAS_DEFAULT_MATH));
   return handles.cublas;
 }
 

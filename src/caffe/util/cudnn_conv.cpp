@@ -5,12 +5,15 @@
 #include "caffe/util/cudnn_conv.hpp"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
 #include "caffe/util/conv_algorithm.hpp"
 #include "caffe/util/cuda.hpp"
 #include "caffe/util/cudnn.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
 
@@ -44,7 +47,9 @@ cudnnHandle_t CudnnHandle() {
 
 namespace {
 
-// Tensor-core math (TF32 for float) would leave the stated CPU tolerance.
+// Tensor-core math (TF32 for float) leaves the stated CPU tolerance, so it
+// is a candidate only where the user allowed TF32.  Conversion to half
+// precision is never one.
 template <typename Dtype>
 bool PlainMath(cudnnMathType_t m) {
   if (sizeof(Dtype) == sizeof(float)) return m == CUDNN_FMA_MATH;
@@ -52,22 +57,74 @@ bool PlainMath(cudnnMathType_t m) {
 }
 
 template <typename Dtype, typename Perf>
-std::vector<ConvAlgorithmCandidate> Candidates(const Perf* perf, int n) {
-  std::vector<ConvAlgorithmCandidate> out(n);
-  for (int i = 0; i < n; ++i) {
+std::vector<ConvAlgorithmCandidate> Candidates(const std::vector<Perf>& perf) {
+  std::vector<ConvAlgorithmCandidate> out(perf.size());
+  for (size_t i = 0; i < perf.size(); ++i) {
     out[i].algo = static_cast<int>(perf[i].algo);
     out[i].ok = perf[i].status == CUDNN_STATUS_SUCCESS &&
-                PlainMath<Dtype>(perf[i].mathType);
+                perf[i].mathType != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    out[i].tensor_core = !PlainMath<Dtype>(perf[i].mathType);
     out[i].deterministic = perf[i].determinism == CUDNN_DETERMINISTIC;
     out[i].workspace_bytes = perf[i].memory;
   }
   return out;
 }
 
+// What cuDNN ranked for one convolution, best first, in all three
+// directions: the heuristic's ranking or Find's measured one.
+struct Rankings {
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> forward;
+  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> data;
+  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> filter;
+};
+
+// cuDNN's heuristic ranking (Get*_v7) or its measured one (Find*, which
+// runs every algorithm in memory it allocates itself): the two calls of a
+// direction take the same arguments.
+Rankings Rank(bool find, cudnnHandle_t handle, cudnnTensorDescriptor_t x,
+              cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t c,
+              cudnnTensorDescriptor_t y) {
+  const int kMax = 16;
+  auto forward = find ? cudnnFindConvolutionForwardAlgorithm
+                      : cudnnGetConvolutionForwardAlgorithm_v7;
+  auto data = find ? cudnnFindConvolutionBackwardDataAlgorithm
+                   : cudnnGetConvolutionBackwardDataAlgorithm_v7;
+  auto filter = find ? cudnnFindConvolutionBackwardFilterAlgorithm
+                     : cudnnGetConvolutionBackwardFilterAlgorithm_v7;
+  Rankings r;
+  int n = 0;
+  r.forward.resize(kMax);
+  CUDNN_CHECK(forward(handle, x, w, c, y, kMax, &n, r.forward.data()));
+  r.forward.resize(n);
+  r.data.resize(kMax);
+  CUDNN_CHECK(data(handle, w, y, c, x, kMax, &n, r.data.data()));
+  r.data.resize(n);
+  r.filter.resize(kMax);
+  CUDNN_CHECK(filter(handle, x, y, c, w, kMax, &n, r.filter.data()));
+  r.filter.resize(n);
+  return r;
+}
+
+// Find's timings vary from run to run, so its ranking is kept per shape
+// for the whole process: every net built in it then runs the same
+// algorithms, and mem_param stays bit-identical to no mem_param.
+Rankings FoundOnce(const std::vector<int>& key, cudnnHandle_t handle,
+                   cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+                   cudnnConvolutionDescriptor_t c, cudnnTensorDescriptor_t y) {
+  static std::mutex mutex;
+  static std::map<std::vector<int>, Rankings> found;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = found.find(key);
+  if (it == found.end())
+    it = found.emplace(key, Rank(true, handle, x, w, c, y)).first;
+  return it->second;
+}
+
 }  // namespace
 
 template <typename Dtype>
-CudnnConv<Dtype>::CudnnConv(const CudnnConvShape& s) : shape_(s) {
+CudnnConv<Dtype>::CudnnConv(const CudnnConvShape& s)
+    : shape_(s), tensor_core_(sizeof(Dtype) == sizeof(float) && AllowTf32()) {
   const cudnnDataType_t type = CudnnType<Dtype>::value;
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_desc_));
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_desc_));
@@ -87,9 +144,13 @@ CudnnConv<Dtype>::CudnnConv(const CudnnConvShape& s) : shape_(s) {
       conv_desc_, s.pad_h, s.pad_w, s.stride_h, s.stride_w, s.dilation_h,
       s.dilation_w, CUDNN_CROSS_CORRELATION, type));
   CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv_desc_, s.group));
+  // DEFAULT math lets cuDNN offer float algorithms with TF32 tensor cores
+  // (ChooseAlgorithm still refuses them unless TF32 is allowed); FMA math
+  // offers only full-precision ones.
   CUDNN_CHECK(cudnnSetConvolutionMathType(
-      conv_desc_,
-      sizeof(Dtype) == sizeof(float) ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH));
+      conv_desc_, sizeof(Dtype) == sizeof(float) && !tensor_core_
+                      ? CUDNN_FMA_MATH
+                      : CUDNN_DEFAULT_MATH));
 }
 
 template <typename Dtype>
@@ -109,30 +170,33 @@ void CudnnConv<Dtype>::OutputDim(int* n, int* c, int* h, int* w) const {
 template <typename Dtype>
 bool CudnnConv<Dtype>::ChooseAlgorithms(size_t limit) {
   cudnnHandle_t handle = CudnnHandle();
-  const int kMax = 16;
-  int returned = 0;
-  cudnnConvolutionFwdAlgoPerf_t fwd[kMax];
-  CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
-      handle, x_desc_, w_desc_, conv_desc_, y_desc_, kMax, &returned, fwd));
-  const int f = ChooseAlgorithm(Candidates<Dtype>(fwd, returned), limit, true);
-  cudnnConvolutionBwdDataAlgoPerf_t bwd_data[kMax];
-  CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-      handle, w_desc_, y_desc_, conv_desc_, x_desc_, kMax, &returned,
-      bwd_data));
+  const CudnnConvShape& s = shape_;
+  // Find's rankings are kept per device, type, math and geometry.
+  std::vector<int> key = {CurrentDevice("cuDNN"),
+                          static_cast<int>(sizeof(Dtype)), tensor_core_};
+  key.insert(key.end(), {s.num, s.channels, s.height, s.width,
+                         s.out_channels, s.out_height, s.out_width, s.kernel_h,
+                         s.kernel_w, s.pad_h, s.pad_w, s.stride_h, s.stride_w,
+                         s.dilation_h, s.dilation_w, s.group});
+  const Rankings r =
+      ConvAlgo() == ConvAlgoSearch::kFind
+          ? FoundOnce(key, handle, x_desc_, w_desc_, conv_desc_, y_desc_)
+          : Rank(false, handle, x_desc_, w_desc_, conv_desc_, y_desc_);
+  const int f = ChooseAlgorithm(Candidates<Dtype>(r.forward), limit, true,
+                                tensor_core_);
   const int d =
-      ChooseAlgorithm(Candidates<Dtype>(bwd_data, returned), limit, true);
-  cudnnConvolutionBwdFilterAlgoPerf_t bwd_filter[kMax];
-  CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-      handle, x_desc_, y_desc_, conv_desc_, w_desc_, kMax, &returned,
-      bwd_filter));
+      ChooseAlgorithm(Candidates<Dtype>(r.data), limit, true, tensor_core_);
   const int w =
-      ChooseAlgorithm(Candidates<Dtype>(bwd_filter, returned), limit, true);
+      ChooseAlgorithm(Candidates<Dtype>(r.filter), limit, true, tensor_core_);
   if (f < 0 || d < 0 || w < 0) return false;
-  forward_algo_ = fwd[f].algo;
-  data_algo_ = bwd_data[d].algo;
-  filter_algo_ = bwd_filter[w].algo;
+  forward_algo_ = r.forward[f].algo;
+  data_algo_ = r.data[d].algo;
+  filter_algo_ = r.filter[w].algo;
+  forward_math_ = r.forward[f].mathType;
+  data_math_ = r.data[d].mathType;
+  filter_math_ = r.filter[w].mathType;
   workspace_bytes_ =
-      std::max({fwd[f].memory, bwd_data[d].memory, bwd_filter[w].memory});
+      std::max({r.forward[f].memory, r.data[d].memory, r.filter[w].memory});
   return true;
 }
 
@@ -140,6 +204,7 @@ template <typename Dtype>
 void CudnnConv<Dtype>::Forward(const Dtype* x, const Dtype* w, Dtype* y,
                                void* workspace) {
   const Dtype one = 1, zero = 0;
+  CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, forward_math_));
   CUDNN_CHECK(cudnnConvolutionForward(
       CudnnHandle(), &one, x_desc_, x, w_desc_, w, conv_desc_, forward_algo_,
       workspace, workspace_bytes_, &zero, y_desc_, y));
@@ -149,6 +214,7 @@ template <typename Dtype>
 void CudnnConv<Dtype>::BackwardData(const Dtype* w, const Dtype* dy,
                                     Dtype* dx, void* workspace) {
   const Dtype one = 1, zero = 0;
+  CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, data_math_));
   CUDNN_CHECK(cudnnConvolutionBackwardData(
       CudnnHandle(), &one, w_desc_, w, y_desc_, dy, conv_desc_, data_algo_,
       workspace, workspace_bytes_, &zero, x_desc_, dx));
@@ -158,6 +224,7 @@ template <typename Dtype>
 void CudnnConv<Dtype>::BackwardFilter(const Dtype* x, const Dtype* dy,
                                       Dtype* dw, void* workspace) {
   const Dtype one = 1;
+  CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, filter_math_));
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(
       CudnnHandle(), &one, x_desc_, x, y_desc_, dy, conv_desc_, filter_algo_,
       workspace, workspace_bytes_, &one, w_desc_, dw));
