@@ -11,12 +11,12 @@
 //    where cuDNN's output size is the layer's.  There every window ends
 //    inside H + pad, so cuDNN's average counting the padding divides by
 //    the whole window, as Caffe's does.
-//  * MAX (built here, not chosen by the layer) uses
-//    CUDNN_POOLING_MAX_DETERMINISTIC.  Its backward finds the maximum by
-//    comparing x with y, so a layer run in place on the pooling's top
-//    (a ReLU, say) would send the gradient astray; Caffe's own argmax mask
-//    does not depend on y, which is why the layer, as BVLC Caffe's layer
-//    factory does, keeps MAX on its own kernels.
+//  * AVE only (CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING).  MAX is not
+//    offered: cuDNN's MAX backward finds the maximum by comparing x with
+//    y, so a layer run in place on the pooling's top (a ReLU, say) would
+//    send the gradient astray; Caffe's own argmax mask does not depend on
+//    y, which is why the layer, as BVLC Caffe's layer factory does, keeps
+//    MAX on its own kernels.
 //  * Backward takes x, y and dy (cuDNN's interface asks for all three),
 //    which is why the layer declares that its backward reads its bottom and
 //    top data under this engine.  Forward writes y, Backward writes (does
@@ -34,7 +34,6 @@ struct CudnnPoolShape {
   int num, channels, height, width;
   int out_height, out_width;
   int kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w;
-  bool max;  // MAX, else AVE (the divisor counts the padding)
 };
 
 template <typename Dtype>

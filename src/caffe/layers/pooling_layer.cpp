@@ -16,6 +16,27 @@
 
 namespace caffe {
 
+namespace {
+// The engines' shapes (oneDNN's, cuDNN's) name the geometry's fields alike.
+template <typename Shape>
+Shape EngineShape(int num, int channels, const PoolGeometry& g) {
+  Shape s;
+  s.num = num;
+  s.channels = channels;
+  s.height = g.height;
+  s.width = g.width;
+  s.out_height = g.pooled_height;
+  s.out_width = g.pooled_width;
+  s.kernel_h = g.kernel_h;
+  s.kernel_w = g.kernel_w;
+  s.stride_h = g.stride_h;
+  s.stride_w = g.stride_w;
+  s.pad_h = g.pad_h;
+  s.pad_w = g.pad_w;
+  return s;
+}
+}  // namespace
+
 template <typename Dtype>
 void PoolingLayer<Dtype>::LayerSetUp(const vector<Blob<Dtype>*>& bottom,
                                      const vector<Blob<Dtype>*>& top) {
@@ -166,19 +187,7 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   if (!max && pp.pool() != PoolingParameter_PoolMethod_AVE) return;
   // The mask top holds plane indices, which only Caffe's loops produce.
   if (top.size() > 1) return;
-  DnnlPoolShape s;
-  s.num = num_;
-  s.channels = channels_;
-  s.height = height_;
-  s.width = width_;
-  s.out_height = pooled_height_;
-  s.out_width = pooled_width_;
-  s.kernel_h = kernel_h_;
-  s.kernel_w = kernel_w_;
-  s.stride_h = stride_h_;
-  s.stride_w = stride_w_;
-  s.pad_h = pad_h_;
-  s.pad_w = pad_w_;
+  DnnlPoolShape s = EngineShape<DnnlPoolShape>(num_, channels_, Geometry());
   s.max = max;
   // Inference only for MAX, whose result is exact whichever kernel oneDNN
   // picks; AVE keeps no workspace either way and keeps its one kernel, so a
@@ -228,21 +237,9 @@ void PoolingLayer<Dtype>::SelectCudnn(const vector<Blob<Dtype>*>& top) {
   const vector<int> key{num_, channels_, height_, width_};
   if (key == cudnn_key_) return;
   cudnn_key_ = key;
-  CudnnPoolShape s;
-  s.num = num_;
-  s.channels = channels_;
-  s.height = height_;
-  s.width = width_;
-  s.out_height = pooled_height_;
-  s.out_width = pooled_width_;
-  s.kernel_h = kernel_h_;
-  s.kernel_w = kernel_w_;
-  s.pad_h = pad_h_;
-  s.pad_w = pad_w_;
-  s.stride_h = stride_h_;
-  s.stride_w = stride_w_;
-  s.max = false;  // AVE only (CudnnRequested)
-  auto engine = std::make_shared<CudnnPool<Dtype> >(s);
+  // AVE only (CudnnRequested).
+  auto engine = std::make_shared<CudnnPool<Dtype> >(
+      EngineShape<CudnnPoolShape>(num_, channels_, Geometry()));
   if (engine->Matches()) {
     cudnn_ = engine;
   } else {

@@ -102,7 +102,6 @@ TEST(CudnnPoolTest, DescriptorsTellWhereCudnnGivesTheLayersSize) {
     s.kernel_w = pp.global_pooling() ? s.width : pp.kernel_size();
     s.pad_h = s.pad_w = pp.pad();
     s.stride_h = s.stride_w = pp.stride();
-    s.max = pp.pool() == PoolingParameter_PoolMethod_MAX;
     CudnnPool<float> f(s);
     CudnnPool<double> d(s);
     int n = 0, ch = 0, h = 0, w = 0;

@@ -18,12 +18,9 @@ CudnnPool<Dtype>::CudnnPool(const CudnnPoolShape& s) : shape_(s) {
   CUDNN_CHECK(cudnnSetTensor4dDescriptor(y_desc_, CUDNN_TENSOR_NCHW, type,
                                          s.num, s.channels, s.out_height,
                                          s.out_width));
-  // Caffe's MAX never picks a padded position and its AVE divides by the
-  // window counted with the padding; NaN is not propagated by Caffe's `>`.
+  // Caffe's AVE divides by the window counted with the padding.
   CUDNN_CHECK(cudnnSetPooling2dDescriptor(
-      pool_desc_,
-      s.max ? CUDNN_POOLING_MAX_DETERMINISTIC
-            : CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
+      pool_desc_, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
       CUDNN_NOT_PROPAGATE_NAN, s.kernel_h, s.kernel_w, s.pad_h, s.pad_w,
       s.stride_h, s.stride_w));
 }
