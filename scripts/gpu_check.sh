@@ -4,6 +4,7 @@
 # put the binaries in .gpu/).  Logs go to $OUT (default gpu_logs/):
 #   env.txt        nvidia-smi, library resolution, device_query
 #   test_gpu_summary.txt  one line per test suite (exit status, time, counts)
+#   tool_check.log scripts/gpu_tool_check.sh: `caffe train/test --gpu=0`
 #   test_gpu_<suite>.log/.xml  each suite's own run of test_gpu
 #   bench.log      bench/gpu/run_gpu_bench.sh, appended to (skipped with
 #                  GPU_BENCH=0; GPU_TESTS=0 runs the benchmark alone)
@@ -85,6 +86,11 @@ for filter in $filters; do
   grep -E '^\[  FAILED  \] [A-Z]' "$OUT/test_gpu_$name.log" | head -20
 done | tee "$OUT/test_gpu_summary.txt"
 grep -q "exit [^0]" "$OUT/test_gpu_summary.txt" && status=1
+# The caffe tool's own GPU paths: train (with and without mem_param),
+# resume from a snapshot, test.
+timeout "${GPU_SUITE_TIMEOUT:-300}" bash scripts/gpu_tool_check.sh \
+  > "$OUT/tool_check.log" 2>&1 || status=1
+cat "$OUT/tool_check.log"
 fi
 if [ "${GPU_BENCH:-1}" != 0 ] && [ -x bench/gpu/run_gpu_bench.sh ]; then
   bash bench/gpu/run_gpu_bench.sh 2>&1 | tee -a "$OUT/bench.log"
