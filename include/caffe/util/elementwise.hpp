@@ -260,10 +260,21 @@ struct LaneSum {
 };
 
 #ifdef __CUDA_ARCH__
+// How many of a channel-block thread's terms are read before any of them
+// is added: their loads are in flight together.  One at a time, a thread
+// waited on each load, and ResNet-50's BatchNorm moved 0.2 TB/s on an
+// H200 (its channel blocks are few, 8 warps each, so little else hid the
+// wait).
+const int kChannelReadAhead = 8;
+
 // A channel block's sums: thread t adds the channel's terms t, t + 256,
 // ... (counted over (n, inner) in order), then the block adds the 256
 // partial sums pairwise in a fixed tree.  Deterministic for a given shape,
 // but not the CPU's order: the two devices' sums differ in rounding.
+// The terms are read kChannelReadAhead at a time and then added in that
+// same order, so reading ahead changes no bit; (n, r), the position of
+// term k in (outer, inner), steps along with k instead of being divided
+// out of it at every term.
 template <typename Acc, typename TermA, typename TermB>
 __device__ void BlockSumsOverChannel(long d, int outer, int channels,
                                      int inner, const TermA& term_a,
@@ -273,12 +284,39 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
   __shared__ Acc shared_b[kChannelThreads];
   const int t = threadIdx.y * blockDim.x + threadIdx.x;
   const long count = static_cast<long>(outer) * inner;
+  const int step_n = kChannelThreads / inner;
+  const int step_r = kChannelThreads % inner;
+  long n = t / inner;
+  int r = t % inner;
   Acc a = Acc(0), b = Acc(0);
-  for (long k = t; k < count; k += kChannelThreads) {
-    const long n = k / inner;
-    const long j = (n * channels + d) * inner + (k - n * inner);
-    a += static_cast<Acc>(term_a(j));
-    if (both) b += static_cast<Acc>(term_b(j));
+  for (long k = t; k < count;) {
+    long at[kChannelReadAhead];
+    int m = 0;
+    for (; m < kChannelReadAhead && k < count; ++m) {
+      at[m] = (n * channels + d) * inner + r;
+      k += kChannelThreads;
+      n += step_n;
+      r += step_r;
+      if (r >= inner) {
+        r -= inner;
+        ++n;
+      }
+    }
+    Acc va[kChannelReadAhead], vb[kChannelReadAhead];
+#pragma unroll
+    for (int u = 0; u < kChannelReadAhead; ++u) {
+      if (u < m) {
+        va[u] = static_cast<Acc>(term_a(at[u]));
+        if (both) vb[u] = static_cast<Acc>(term_b(at[u]));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kChannelReadAhead; ++u) {
+      if (u < m) {
+        a += va[u];
+        if (both) b += vb[u];
+      }
+    }
   }
   shared_a[t] = a;
   shared_b[t] = b;
