@@ -11,7 +11,8 @@
 #   profile_<net>_b<batch>_<variant>.log  with GPU_PROFILE="NET:BATCH[:VARIANT]
 #                  ...": `caffe time --gpu=0` of bench/gpu/make_nets.py's
 #                  net, its per-layer times and peak device bytes, before
-#                  the tests (a slow layer shows here first)
+#                  the tests (a slow layer shows here first); PROFILE_FLAGS
+#                  are added to its command line (--allow_tf32, say)
 # Exit status: that of the tests.
 #
 # The packed libraries are put on the library path of LeanCaffe's own
@@ -63,7 +64,8 @@ for spec in ${GPU_PROFILE:-}; do
   proto="$(python3 bench/gpu/make_nets.py "$PROFILE_NETS" "$spec")"
   log="$OUT/profile_$(basename "$proto" .prototxt).log"
   timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN .gpu/bin/caffe time \
-    --gpu=0 --model="$proto" --iterations="${PROFILE_ITERS:-5}" > "$log" 2>&1
+    --gpu=0 --model="$proto" --iterations="${PROFILE_ITERS:-5}" \
+    ${PROFILE_FLAGS:-} > "$log" 2>&1
   echo "profile $spec: exit $?;" \
     "$(grep -E 'Average Forward-Backward|Peak GPU' "$log" | sed 's/.*\] //' \
        | tr '\n' ' ')"
