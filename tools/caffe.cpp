@@ -500,9 +500,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    // Under mpirun: MPI, the rank and rank-prefixed logs from here on.
     caffe::SetAllowTf32(FLAGS_allow_tf32);
     caffe::SetConvAlgo(caffe::ParseConvAlgo(FLAGS_conv_algo));
+    // Under mpirun: MPI, the rank and rank-prefixed logs from here on.
     caffe::set_dist_timeout(FLAGS_dist_timeout);
     caffe::InitDistributed();
     return it->second();
