@@ -1,7 +1,12 @@
 // blob.hpp: an N-D array with a value (data) and a gradient (diff).
 //
 // Contract: shapes are row-major, outermost axis first, with at most
-// kMaxBlobAxes axes and fewer than INT_MAX elements.  Reshape only grows the
+// kMaxBlobAxes axes, each under 2^31, and a 64-bit element count (issue 13,
+// item 5).  count() and count(start, end) are BVLC's 32-bit API: they throw
+// caffe::Error, naming the shape, when the answer passes INT_MAX, so a path
+// not yet written for such blobs fails clearly instead of wrapping an index;
+// paths that are written for them call count64() (docs/gpu.md lists them).
+// offset() is 64-bit.  Reshape only grows the
 // underlying buffers; shrinking keeps the memory for reuse.  ShareData and
 // ShareDiff make two blobs view the same buffer (same count required).
 // MarkDiffStale makes this blob's const diff accessors throw
@@ -15,6 +20,7 @@
 #define CAFFE_BLOB_HPP_
 
 #include <climits>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,10 +49,18 @@ class Blob {
   const vector<int>& shape() const { return shape_; }
   int shape(int index) const { return shape_[CanonicalAxisIndex(index)]; }
   int num_axes() const { return static_cast<int>(shape_.size()); }
-  int count() const { return count_; }
+  int count() const {
+    if (count_ > INT_MAX) ThrowCountOver32Bits(count_);
+    return static_cast<int>(count_);
+  }
+  int64_t count64() const { return count_; }
   // Elements in axes [start_axis, end_axis).
   int count(int start_axis, int end_axis) const;
   int count(int start_axis) const { return count(start_axis, num_axes()); }
+  int64_t count64(int start_axis, int end_axis) const;
+  int64_t count64(int start_axis) const {
+    return count64(start_axis, num_axes());
+  }
   // Maps a possibly negative axis index into [0, num_axes()); throws when out
   // of range.
   int CanonicalAxisIndex(int axis_index) const;
@@ -58,8 +72,8 @@ class Blob {
   int width() const { return LegacyShape(3); }
   int LegacyShape(int index) const;
 
-  int offset(int n, int c = 0, int h = 0, int w = 0) const;
-  int offset(const vector<int>& indices) const;
+  int64_t offset(int n, int c = 0, int h = 0, int w = 0) const;
+  int64_t offset(const vector<int>& indices) const;
 
   // Copies data (or diff) from source; reshapes when reshape is true,
   // otherwise the counts must match.
@@ -120,8 +134,10 @@ class Blob {
   shared_ptr<SyncedMemory> data_;
   shared_ptr<SyncedMemory> diff_;
   vector<int> shape_;
-  int count_;
-  int capacity_;
+  [[noreturn]] void ThrowCountOver32Bits(int64_t count) const;
+
+  int64_t count_;
+  int64_t capacity_;
   shared_ptr<const std::string> stale_diff_;
 
   DISABLE_COPY_AND_ASSIGN(Blob);

@@ -283,7 +283,7 @@ class Layer {
   template <typename T>
   static void KeepBlobMemory(const Blob<T>& blob,
                              vector<SyncedMemory*>* kept) {
-    if (blob.count() > 0 && blob.data()) kept->push_back(blob.data().get());
+    if (blob.count64() > 0 && blob.data()) kept->push_back(blob.data().get());
   }
 
   virtual void Forward_cpu(const vector<Blob<Dtype>*>& bottom,
@@ -302,6 +302,10 @@ class Layer {
     Backward_cpu(top, propagate_down, bottom);
   }
 
+  // Throws, naming the blob, when a bottom or top holds more than INT_MAX
+  // elements and the layer's contract does not say it counts in 64 bits.
+  void CheckCountsFit(const vector<Blob<Dtype>*>& bottom,
+                      const vector<Blob<Dtype>*>& top) const;
   virtual void CheckBlobCounts(const vector<Blob<Dtype>*>& bottom,
                                const vector<Blob<Dtype>*>& top);
   // Sets loss_ from loss_weight and stores the weight in each top's diff,
@@ -324,6 +328,7 @@ inline Dtype Layer<Dtype>::Forward(const vector<Blob<Dtype>*>& bottom,
                                    const vector<Blob<Dtype>*>& top) {
   Dtype loss = 0;
   Reshape(bottom, top);
+  CheckCountsFit(bottom, top);
   switch (Caffe::mode()) {
     case Caffe::CPU:
       Forward_cpu(bottom, top);

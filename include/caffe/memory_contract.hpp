@@ -46,6 +46,11 @@ struct MemoryContract {
   // bottom's memory when this step is the bottom's last read (in place by
   // the plan rather than by the prototxt).  0: never.
   int top_overwrites_bottoms = 0;
+  // Forward and Backward index in 64 bits, so the layer's bottoms and tops
+  // may hold more than INT_MAX elements (issue 13, item 5).  Layer::SetUp
+  // and Layer::Forward refuse such a blob at a layer that does not declare
+  // this, naming the layer and the blob, before any 32-bit index can wrap.
+  bool counts_over_int_max = false;
 };
 
 }  // namespace caffe

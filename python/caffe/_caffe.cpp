@@ -105,7 +105,7 @@ struct ViewOwner {
 py::array BlobView(const PyBlob& b, bool diff) {
   Blob<float>& blob = *b.blob;
   vector<py::ssize_t> shape(blob.shape().begin(), blob.shape().end());
-  if (blob.count() == 0 || !blob.data()) return py::array_t<float>(shape);
+  if (blob.count64() == 0 || !blob.data()) return py::array_t<float>(shape);
   // The const accessor is the guard: it throws BlobNotReadable for memory
   // mem_param marked; the writable pointer is taken only after it passed.
   (void)(diff ? blob.cpu_diff() : blob.cpu_data());

@@ -4,9 +4,24 @@
 #include <type_traits>
 
 #include "caffe/util/blob_math.hpp"
+#include "caffe/util/int_pieces.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
+
+namespace {
+// asum (abs true) or x.y over [0, count), summed piece by piece: one BLAS
+// call, with its bits, for a blob under 2^31 elements.
+template <typename Dtype>
+Dtype SumOverPieces(int64_t count, const Dtype* x, const Dtype* y, bool abs) {
+  Dtype sum = 0;
+  ForIntPieces(count, [&](int64_t start, int n) {
+    sum += abs ? caffe_cpu_asum(n, x + start)
+               : caffe_cpu_dot(n, x + start, y + start);
+  });
+  return sum;
+}
+}  // namespace
 
 template <typename Dtype>
 Blob<Dtype>::Blob(const vector<int>& shape) : capacity_(0) {
@@ -28,19 +43,22 @@ template <typename Dtype>
 void Blob<Dtype>::Reshape(const vector<int>& shape) {
   CAFFE_CHECK_LE(static_cast<int>(shape.size()), kMaxBlobAxes)
       << "a blob has at most " << kMaxBlobAxes << " axes";
+  // The byte size must fit a signed 64-bit offset; nothing real comes near.
+  const int64_t max_count = INT64_MAX / static_cast<int64_t>(sizeof(Dtype));
   int64_t count = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     CAFFE_CHECK_GE(shape[i], 0) << "negative dimension in shape";
+    CAFFE_CHECK(shape[i] == 0 || count <= max_count / shape[i])
+        << "blob size overflows 64 bits";
     count *= shape[i];
-    CAFFE_CHECK_LE(count, static_cast<int64_t>(INT_MAX))
-        << "blob size exceeds INT_MAX";
   }
   shape_ = shape;
-  count_ = static_cast<int>(count);
+  count_ = count;
   if (count_ > capacity_) {
     capacity_ = count_;
-    data_.reset(new SyncedMemory(capacity_ * sizeof(Dtype)));
-    diff_.reset(new SyncedMemory(capacity_ * sizeof(Dtype)));
+    const size_t bytes = static_cast<size_t>(capacity_) * sizeof(Dtype);
+    data_.reset(new SyncedMemory(bytes));
+    diff_.reset(new SyncedMemory(bytes));
   }
 }
 
@@ -64,13 +82,29 @@ string Blob<Dtype>::shape_string() const {
 }
 
 template <typename Dtype>
-int Blob<Dtype>::count(int start_axis, int end_axis) const {
+int64_t Blob<Dtype>::count64(int start_axis, int end_axis) const {
   CAFFE_CHECK_LE(start_axis, end_axis);
   CAFFE_CHECK_GE(start_axis, 0);
   CAFFE_CHECK_LE(end_axis, num_axes());
-  int c = 1;
+  int64_t c = 1;
   for (int i = start_axis; i < end_axis; ++i) c *= shape_[i];
   return c;
+}
+
+template <typename Dtype>
+int Blob<Dtype>::count(int start_axis, int end_axis) const {
+  const int64_t c = count64(start_axis, end_axis);
+  if (c > INT_MAX) ThrowCountOver32Bits(c);
+  return static_cast<int>(c);
+}
+
+template <typename Dtype>
+void Blob<Dtype>::ThrowCountOver32Bits(int64_t count) const {
+  CAFFE_THROW() << "a blob of shape " << shape_string() << " has " << count
+                << " elements in the axes asked for, more than INT_MAX: "
+                << "this path counts in 32 bits (blobs over 2^31 elements "
+                << "run through the paths docs/gpu.md lists)";
+  throw;  // not reached: CAFFE_THROW throws when its message ends
 }
 
 template <typename Dtype>
@@ -91,14 +125,14 @@ int Blob<Dtype>::LegacyShape(int index) const {
 }
 
 template <typename Dtype>
-int Blob<Dtype>::offset(int n, int c, int h, int w) const {
-  return ((n * channels() + c) * height() + h) * width() + w;
+int64_t Blob<Dtype>::offset(int n, int c, int h, int w) const {
+  return ((int64_t{n} * channels() + c) * height() + h) * width() + w;
 }
 
 template <typename Dtype>
-int Blob<Dtype>::offset(const vector<int>& indices) const {
+int64_t Blob<Dtype>::offset(const vector<int>& indices) const {
   CAFFE_CHECK_LE(static_cast<int>(indices.size()), num_axes());
-  int off = 0;
+  int64_t off = 0;
   for (int i = 0; i < num_axes(); ++i) {
     off *= shape(i);
     if (static_cast<int>(indices.size()) > i) off += indices[i];
@@ -108,17 +142,17 @@ int Blob<Dtype>::offset(const vector<int>& indices) const {
 
 template <typename Dtype>
 void Blob<Dtype>::CopyFrom(const Blob& source, bool copy_diff, bool reshape) {
-  if (source.count() != count_ || source.shape() != shape_) {
+  if (source.count64() != count_ || source.shape() != shape_) {
     CAFFE_CHECK(reshape) << "cannot copy a blob of shape "
                          << source.shape_string() << " into one of shape "
                          << shape_string();
     ReshapeLike(source);
   }
-  if (copy_diff) {
-    caffe_copy(count_, source.cpu_diff(), mutable_cpu_diff());
-  } else {
-    caffe_copy(count_, source.cpu_data(), mutable_cpu_data());
-  }
+  const Dtype* from = copy_diff ? source.cpu_diff() : source.cpu_data();
+  Dtype* to = copy_diff ? mutable_cpu_diff() : mutable_cpu_data();
+  ForIntPieces(count_, [&](int64_t start, int n) {
+    caffe_copy(n, from + start, to + start);
+  });
 }
 
 template <typename Dtype>
@@ -131,7 +165,7 @@ template <typename Dtype>
 void Blob<Dtype>::set_cpu_data(Dtype* data) {
   CAFFE_CHECK(data);
   // Blobs that shared the old buffer keep it; this blob gets its own head.
-  size_t size = count_ * sizeof(Dtype);
+  const size_t size = static_cast<size_t>(count_) * sizeof(Dtype);
   if (data_->size() != size) {
     data_.reset(new SyncedMemory(size));
     diff_.reset(new SyncedMemory(size));
@@ -192,13 +226,13 @@ Dtype* Blob<Dtype>::mutable_gpu_diff() {
 
 template <typename Dtype>
 void Blob<Dtype>::ShareData(const Blob& other) {
-  CAFFE_CHECK_EQ(count_, other.count());
+  CAFFE_CHECK_EQ(count_, other.count64());
   data_ = other.data();
 }
 
 template <typename Dtype>
 void Blob<Dtype>::ShareDiff(const Blob& other) {
-  CAFFE_CHECK_EQ(count_, other.count());
+  CAFFE_CHECK_EQ(count_, other.count64());
   diff_ = other.diff();
 }
 
@@ -222,7 +256,7 @@ template <typename Dtype>
 Dtype Blob<Dtype>::asum_data() const {
   if (!data_ || count_ == 0) return 0;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    return caffe_cpu_asum(count_, cpu_data());
+    return SumOverPieces(count_, cpu_data(), cpu_data(), true);
   }
   CAFFE_THROW() << "asum needs a float or double blob";
   return 0;
@@ -232,7 +266,7 @@ template <typename Dtype>
 Dtype Blob<Dtype>::asum_diff() const {
   if (!diff_ || count_ == 0) return 0;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    return caffe_cpu_asum(count_, cpu_diff());
+    return SumOverPieces(count_, cpu_diff(), cpu_diff(), true);
   }
   CAFFE_THROW() << "asum needs a float or double blob";
   return 0;
@@ -242,7 +276,7 @@ template <typename Dtype>
 Dtype Blob<Dtype>::sumsq_data() const {
   if (!data_ || count_ == 0) return 0;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    return caffe_cpu_dot(count_, cpu_data(), cpu_data());
+    return SumOverPieces(count_, cpu_data(), cpu_data(), false);
   }
   CAFFE_THROW() << "sumsq needs a float or double blob";
   return 0;
@@ -252,7 +286,7 @@ template <typename Dtype>
 Dtype Blob<Dtype>::sumsq_diff() const {
   if (!diff_ || count_ == 0) return 0;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    return caffe_cpu_dot(count_, cpu_diff(), cpu_diff());
+    return SumOverPieces(count_, cpu_diff(), cpu_diff(), false);
   }
   CAFFE_THROW() << "sumsq needs a float or double blob";
   return 0;
@@ -262,7 +296,10 @@ template <typename Dtype>
 void Blob<Dtype>::scale_data(Dtype scale_factor) {
   if (!data_ || count_ == 0) return;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    caffe_scal(count_, scale_factor, mutable_cpu_data());
+    Dtype* x = mutable_cpu_data();
+    ForIntPieces(count_, [&](int64_t start, int n) {
+      caffe_scal(n, scale_factor, x + start);
+    });
   } else {
     CAFFE_THROW() << "scale needs a float or double blob";
   }
@@ -272,7 +309,10 @@ template <typename Dtype>
 void Blob<Dtype>::scale_diff(Dtype scale_factor) {
   if (!diff_ || count_ == 0) return;
   if constexpr (std::is_floating_point<Dtype>::value) {
-    caffe_scal(count_, scale_factor, mutable_cpu_diff());
+    Dtype* x = mutable_cpu_diff();
+    ForIntPieces(count_, [&](int64_t start, int n) {
+      caffe_scal(n, scale_factor, x + start);
+    });
   } else {
     CAFFE_THROW() << "scale needs a float or double blob";
   }
@@ -351,30 +391,32 @@ void Blob<Dtype>::FromProto(const BlobProto& proto, bool reshape) {
 
 template <>
 void Blob<double>::ToProto(BlobProto* proto, bool write_diff) const {
+  const int n = count();  // a protobuf field holds at most INT_MAX values
   proto->clear_shape();
   for (int d : shape_) proto->mutable_shape()->add_dim(d);
   proto->clear_double_data();
   proto->clear_double_diff();
   const double* data = cpu_data();
-  for (int i = 0; i < count_; ++i) proto->add_double_data(data[i]);
+  for (int i = 0; i < n; ++i) proto->add_double_data(data[i]);
   if (write_diff) {
     const double* diff = cpu_diff();
-    for (int i = 0; i < count_; ++i) proto->add_double_diff(diff[i]);
+    for (int i = 0; i < n; ++i) proto->add_double_diff(diff[i]);
   }
 }
 
 template <>
 void Blob<float>::ToProto(BlobProto* proto, bool write_diff) const {
+  const int n = count();  // a protobuf field holds at most INT_MAX values
   proto->clear_shape();
   for (int d : shape_) proto->mutable_shape()->add_dim(d);
   proto->clear_data();
   proto->clear_diff();
   const float* data = cpu_data();
-  proto->mutable_data()->Reserve(count_);
-  for (int i = 0; i < count_; ++i) proto->add_data(data[i]);
+  proto->mutable_data()->Reserve(n);
+  for (int i = 0; i < n; ++i) proto->add_data(data[i]);
   if (write_diff) {
     const float* diff = cpu_diff();
-    for (int i = 0; i < count_; ++i) proto->add_diff(diff[i]);
+    for (int i = 0; i < n; ++i) proto->add_diff(diff[i]);
   }
 }
 

@@ -66,7 +66,8 @@ bool FusedChain<Dtype>::Fits(bool reshape) {
   if (batch_norm_) {
     outer_ = x.num_axes() > 0 ? x.shape(0) : 1;
     channels_ = batch_norm_->channels();
-    inner_ = x.count() / (static_cast<long>(outer_) * channels_);
+    inner_ = static_cast<int>(x.count64() /
+                              (static_cast<long>(outer_) * channels_));
   } else {
     outer_ = scale_->outer_dim();
     channels_ = scale_->scale_dim();
@@ -168,7 +169,7 @@ const Blob<Dtype>* FusedChain<Dtype>::ReLUInputCopy() const {
   const Blob<Dtype>* copy =
       scale_ ? &scale_->input_copy()
              : batch_norm_ ? batch_norm_->normalized_output() : nullptr;
-  if (!copy || copy->count() != blob_[0]->count()) return nullptr;
+  if (!copy || copy->count64() != blob_[0]->count64()) return nullptr;
   return copy;
 }
 

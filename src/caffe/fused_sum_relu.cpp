@@ -106,7 +106,7 @@ void FusedSumReLU<Dtype>::Forward() {
   const SumThenReLU<Dtype> body{bottoms_[0]->cpu_data(),
                                  bottoms_[1]->cpu_data(), c[0], c[1], y,
                                  Slope()};
-  ForEach(top.count(), kElementGrain, body);
+  ForEach(top.count64(), kElementGrain, body);
 }
 
 template <typename Dtype>
@@ -126,7 +126,7 @@ void FusedSumReLU<Dtype>::Backward() {
     dx[writes] = diff;
     coefficient[writes++] = c[i];
   }
-  const long count = top.count();
+  const long count = top.count64();
   if (writes == 2) {
     ForEach(count, kElementGrain,
             ReLUThenSumBackward<Dtype, 2>{x, dy, Slope(), coefficient[0],

@@ -1,5 +1,8 @@
 #include "caffe/layer.hpp"
 
+#include <climits>
+#include <string>
+
 namespace caffe {
 
 template <typename Dtype>
@@ -18,9 +21,34 @@ template <typename Dtype>
 void Layer<Dtype>::SetUp(const vector<Blob<Dtype>*>& bottom,
                          const vector<Blob<Dtype>*>& top) {
   CheckBlobCounts(bottom, top);
+  CheckCountsFit(bottom, {});  // before LayerSetUp reads the bottoms
   LayerSetUp(bottom, top);
   Reshape(bottom, top);
+  CheckCountsFit(bottom, top);
   SetLossWeights(top);
+}
+
+template <typename Dtype>
+void Layer<Dtype>::CheckCountsFit(const vector<Blob<Dtype>*>& bottom,
+                                  const vector<Blob<Dtype>*>& top) const {
+  auto check = [this](const vector<Blob<Dtype>*>& blobs, bool is_top) {
+    for (size_t i = 0; i < blobs.size(); ++i) {
+      if (blobs[i]->count64() <= INT_MAX) continue;
+      if (Memory().counts_over_int_max) return;
+      const auto& names = is_top ? layer_param_.top() : layer_param_.bottom();
+      const string name = static_cast<int>(i) < names.size()
+                              ? "'" + names[static_cast<int>(i)] + "'"
+                              : "#" + std::to_string(i);
+      CAFFE_THROW() << (is_top ? "top " : "bottom ") << name << " ("
+                    << blobs[i]->shape_string()
+                    << ") holds more than INT_MAX elements, and layers of "
+                    << "type " << type() << " count in 32 bits; the types "
+                    << "that handle such blobs are listed in docs/gpu.md "
+                    << "(\"Blobs over 2^31 elements\"): a smaller batch fits";
+    }
+  };
+  check(bottom, false);
+  check(top, true);
 }
 
 template <typename Dtype>

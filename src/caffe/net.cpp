@@ -170,7 +170,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
       blob_loss_weights_[blob] = layer->loss(top_id);
       LOG_IF(INFO, Caffe::root_solver())
           << "Top shape: " << top_vecs_[layer_id][top_id]->shape_string();
-      memory_used_ += top_vecs_[layer_id][top_id]->count();
+      memory_used_ += top_vecs_[layer_id][top_id]->count64();
     }
     const int param_size = layer_param.param_size();
     const int num_param_blobs = static_cast<int>(layer->blobs().size());
@@ -1088,7 +1088,7 @@ void Net<Dtype>::ForwardDebugInfo(const int layer_id) {
   for (size_t t = 0; t < top_vecs_[layer_id].size(); ++t) {
     const Blob<Dtype>& blob = *top_vecs_[layer_id][t];
     const string& blob_name = blob_names_[top_id_vecs_[layer_id][t]];
-    const Dtype data_abs_val_mean = blob.asum_data() / blob.count();
+    const Dtype data_abs_val_mean = blob.asum_data() / blob.count64();
     LOG(INFO) << "    [Forward] Layer " << layer_names_[layer_id]
               << ", top blob " << blob_name << " data: " << data_abs_val_mean;
   }
@@ -1097,7 +1097,7 @@ void Net<Dtype>::ForwardDebugInfo(const int layer_id) {
     const int net_param_id = param_id_vecs_[layer_id][p];
     LOG(INFO) << "    [Forward] Layer " << layer_names_[layer_id]
               << ", param blob " << param_display_names_[net_param_id]
-              << " data: " << blob.asum_data() / blob.count();
+              << " data: " << blob.asum_data() / blob.count64();
   }
 }
 
@@ -1109,14 +1109,14 @@ void Net<Dtype>::BackwardDebugInfo(const int layer_id) {
     const Blob<Dtype>& blob = *bottom_vec[b];
     LOG(INFO) << "    [Backward] Layer " << layer_names_[layer_id]
               << ", bottom blob " << blob_names_[bottom_id_vecs_[layer_id][b]]
-              << " diff: " << blob.asum_diff() / blob.count();
+              << " diff: " << blob.asum_diff() / blob.count64();
   }
   for (size_t p = 0; p < layers_[layer_id]->blobs().size(); ++p) {
     if (!layers_[layer_id]->param_propagate_down(p)) continue;
     const Blob<Dtype>& blob = *layers_[layer_id]->blobs()[p];
     LOG(INFO) << "    [Backward] Layer " << layer_names_[layer_id]
               << ", param blob " << p
-              << " diff: " << blob.asum_diff() / blob.count();
+              << " diff: " << blob.asum_diff() / blob.count64();
   }
 }
 
@@ -1124,8 +1124,8 @@ template <typename Dtype>
 void Net<Dtype>::UpdateDebugInfo(const int param_id) {
   const Blob<Dtype>& blob = *params_[param_id];
   LOG(INFO) << "    [Update] param " << param_display_names_[param_id]
-            << " data: " << blob.asum_data() / blob.count()
-            << "; diff: " << blob.asum_diff() / blob.count();
+            << " data: " << blob.asum_data() / blob.count64()
+            << "; diff: " << blob.asum_diff() / blob.count64();
 }
 
 template <typename Dtype>

@@ -39,7 +39,7 @@ double ForwardCostOf(Layer<Dtype>& layer, const Blob<Dtype>& top) {
   if (!layer.blobs().empty() && top.num_axes() > 1 && top.shape(1) > 0)
     per_output = std::max(
         1.0, static_cast<double>(layer.blobs()[0]->count()) / top.shape(1));
-  return top.count() * per_output;
+  return static_cast<double>(top.count64()) * per_output;
 }
 
 }  // namespace
@@ -83,7 +83,7 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     b.name = net.blob_names()[id];
     b.data = index.Of(blob.data().get());
     b.diff = index.Of(blob.diff().get());
-    b.count_bytes = static_cast<size_t>(blob.count()) * sizeof(Dtype);
+    b.count_bytes = static_cast<size_t>(blob.count64()) * sizeof(Dtype);
     b.pin = pins[id];
     g.blobs.push_back(b);
   }

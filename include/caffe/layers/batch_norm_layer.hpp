@@ -43,17 +43,18 @@ class BatchNormLayer : public Layer<Dtype> {
     MemoryContract c;
     c.backward_reads = kReadsNothing;
     c.in_place = true;
+    c.counts_over_int_max = true;
     return c;
   }
   size_t InternalBytes() const override {
-    return static_cast<size_t>(x_norm_.count() + mean_.count() +
-                               std_.count()) * sizeof(Dtype);
+    return static_cast<size_t>(x_norm_.count64() + mean_.count64() +
+                               std_.count64()) * sizeof(Dtype);
   }
   // The normalized output kept for backward (empty with global stats).
   const Blob<Dtype>* normalized_output() const { return &x_norm_; }
   // Lent to a following in-place Scale (MemoryContract borrowing trait).
   const Blob<Dtype>* KeptOutput() const override {
-    return x_norm_.count() > 0 ? &x_norm_ : nullptr;
+    return x_norm_.count64() > 0 ? &x_norm_ : nullptr;
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(x_norm_, kept);

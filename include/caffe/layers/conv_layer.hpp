@@ -22,6 +22,13 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   explicit ConvolutionLayer(const LayerParameter& param)
       : BaseConvolutionLayer<Dtype>(param) {}
   const char* type() const override { return "Convolution"; }
+  // Image offsets are 64-bit on every path; the engines that count in int
+  // (cuDNN) step aside for blobs over INT_MAX elements.
+  MemoryContract Memory() const override {
+    MemoryContract c = BaseConvolutionLayer<Dtype>::Memory();
+    c.counts_over_int_max = true;
+    return c;
+  }
 
  protected:
   void Forward_cpu(const vector<Blob<Dtype>*>& bottom,

@@ -50,11 +50,12 @@ class EltwiseLayer : public Layer<Dtype> {
     // writing the top's element; later bottoms are read after the top
     // holds partial results, so only the first two may lie under it.
     c.top_overwrites_bottoms = 2;
+    c.counts_over_int_max = true;
     return c;
   }
   size_t InternalBytes() const override {
     return op_ == EltwiseParameter_EltwiseOp_MAX
-               ? static_cast<size_t>(max_idx_.count()) * sizeof(int)
+               ? static_cast<size_t>(max_idx_.count64()) * sizeof(int)
                : 0;
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {

@@ -30,6 +30,7 @@ class InputLayer : public Layer<Dtype> {
   MemoryContract Memory() const override {
     MemoryContract c;
     c.backward_reads = kReadsNothing;
+    c.counts_over_int_max = true;  // it shapes its tops, nothing more
     return c;
   }
 

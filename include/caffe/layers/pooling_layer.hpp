@@ -86,11 +86,14 @@ class PoolingLayer : public Layer<Dtype> {
     MemoryContract c;
     c.backward_reads = IsStochasticTest() ? kReadsBottomData : kReadsNothing;
     if (CudnnRequested()) c.backward_reads = kReadsBottomData | kReadsTopData;
+    // STOCHASTIC's draws count in int (caffe_rng_uniform): it refuses.
+    c.counts_over_int_max = this->layer_param_.pooling_param().pool() !=
+                            PoolingParameter_PoolMethod_STOCHASTIC;
     return c;
   }
   size_t InternalBytes() const override {
-    return static_cast<size_t>(mask_.count()) * sizeof(int) +
-           static_cast<size_t>(uniform_.count()) * sizeof(Dtype);
+    return static_cast<size_t>(mask_.count64()) * sizeof(int) +
+           static_cast<size_t>(uniform_.count64()) * sizeof(Dtype);
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(mask_, kept);
@@ -157,7 +160,7 @@ class PoolingLayer : public Layer<Dtype> {
   // forward (on the host first, so both devices choose the same elements).
   Blob<Dtype> uniform_;
   // oneDNN's workspace pointer: average pooling keeps none.
-  int* MaskOrNull() { return mask_.count() ? mask_.mutable_cpu_data() : nullptr; }
+  int* MaskOrNull() { return mask_.count64() ? mask_.mutable_cpu_data() : nullptr; }
 
   // Chooses the engine for the current shapes (end of Reshape).
   void SelectEngine(const vector<Blob<Dtype>*>& top);

@@ -28,6 +28,7 @@ class ReLULayer : public NeuronLayer<Dtype> {
     MemoryContract c;
     c.backward_reads = kReadsBottomData;
     c.in_place = this->layer_param_.relu_param().negative_slope() >= 0;
+    c.counts_over_int_max = true;
     return c;
   }
 

@@ -47,10 +47,11 @@ class ScaleLayer : public Layer<Dtype> {
                                                : kReadsBottomData;
     c.in_place = true;
     c.borrows_previous_output = true;
+    c.counts_over_int_max = true;
     return c;
   }
   size_t InternalBytes() const override {
-    return static_cast<size_t>(temp_.count()) * sizeof(Dtype);
+    return static_cast<size_t>(temp_.count64()) * sizeof(Dtype);
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     if (!borrowed_) this->KeepBlobMemory(temp_, kept);

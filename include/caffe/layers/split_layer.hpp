@@ -36,6 +36,7 @@ class SplitLayer : public Layer<Dtype> {
     // Every top views the bottom's data (the diffs are summed back).
     c.top_views_bottom = true;
     c.diff_alias_bottom = 0;
+    c.counts_over_int_max = true;
     return c;
   }
 

@@ -100,6 +100,12 @@ void BaseConvolutionLayer<Dtype>::SelectEngine() {
   if (reverse_dimensions() || num_spatial_axes_ != 2 || force_nd_im2col_) {
     return;
   }
+  // Blobs over INT_MAX elements run im2col one image at a time: oneDNN
+  // reorders the whole batch into its layouts (copies as large as the
+  // blobs themselves), and its kernels have not been run that far.
+  if (static_cast<int64_t>(num_) * bottom_dim_ > INT_MAX ||
+      static_cast<int64_t>(num_) * top_dim_ > INT_MAX)
+    return;
   DnnlConvShape s;
   s.num = num_;
   s.channels = channels_;

@@ -183,8 +183,9 @@ auto BatchNormLayer<Dtype>::ForwardStage(const Launch& launch,
   const bool gpu = Launch::gpu;
   const Dtype* x = DataOn(gpu, *bottom[0]);
   const int num = bottom[0]->shape(0);
-  const int spatial = bottom[0]->count() / (num * channels_);
-  const int per_channel = num * spatial;  // the m of the header
+  const int spatial = static_cast<int>(bottom[0]->count64() /
+                                       (int64_t{num} * channels_));
+  const long per_channel = long{num} * spatial;  // the m of the header
   Dtype* mean = MutableDataOn(gpu, &mean_);
   Dtype* sd = MutableDataOn(gpu, &std_);  // variance first, then its sqrt
 
@@ -249,7 +250,8 @@ auto BatchNormLayer<Dtype>::BackwardStage(const Launch& launch,
   const bool on = propagate_down[0];
   const bool batch_stats = on && !use_global_stats_;
   const int num = bottom[0]->shape(0);
-  const int spatial = bottom[0]->count() / (num * channels_);
+  const int spatial = static_cast<int>(bottom[0]->count64() /
+                                       (int64_t{num} * channels_));
   const Dtype* dy = on ? DiffOn(gpu, *top[0]) : nullptr;
   Dtype* dx = on ? MutableDiffOn(gpu, bottom[0]) : nullptr;  // may be dy
   const Dtype* y = batch_stats ? DataOn(gpu, x_norm_) : nullptr;

@@ -69,7 +69,7 @@ void BatchNormLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   CAFFE_CHECK(bottom[0]->num_axes() >= 1 && channels == channels_)
       << "BatchNorm layer " << this->layer_param_.name() << " was set up for "
       << channels_ << " channels; bottom is now " << bottom[0]->shape_string();
-  CAFFE_CHECK_GT(bottom[0]->count(), 0)
+  CAFFE_CHECK_GT(bottom[0]->count64(), 0)
       << "BatchNorm layer " << this->layer_param_.name()
       << " got an empty bottom " << bottom[0]->shape_string();
   if (top[0] != bottom[0]) top[0]->ReshapeLike(*bottom[0]);

@@ -144,6 +144,11 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
       this->layer_param_.convolution_param().engine() ==
           ConvolutionParameter_Engine_CAFFE)
     return false;
+  // cuDNN's tensor descriptors count in int: blobs over INT_MAX elements run
+  // im2col + cuBLAS one image at a time, with 64-bit image offsets.
+  if (static_cast<int64_t>(this->num_) * this->bottom_dim_ > INT_MAX ||
+      static_cast<int64_t>(this->num_) * this->top_dim_ > INT_MAX)
+    return false;
   vector<int> key = this->conv_input_shape_;
   key.push_back(this->num_);
   key.insert(key.end(), this->output_shape_.begin(), this->output_shape_.end());

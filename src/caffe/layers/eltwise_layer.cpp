@@ -53,7 +53,7 @@ void EltwiseLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
 template <typename Dtype>
 void EltwiseLayer<Dtype>::ForwardOn(bool gpu, const vector<Blob<Dtype>*>& bottom,
                                     const vector<Blob<Dtype>*>& top) {
-  const int count = top[0]->count();
+  const long count = top[0]->count64();
   Dtype* top_data = MutableDataOn(gpu, top[0]);
   switch (op_) {
     case EltwiseParameter_EltwiseOp_PROD:
@@ -102,7 +102,7 @@ void EltwiseLayer<Dtype>::BackwardOn(bool gpu,
     BackwardSum(gpu, top, propagate_down, bottom);
     return;
   }
-  const int count = top[0]->count();
+  const long count = top[0]->count64();
   const Dtype* top_diff = DiffOn(gpu, *top[0]);
   for (size_t i = 0; i < bottom.size(); ++i) {
     if (!propagate_down[i]) continue;
@@ -151,7 +151,7 @@ void EltwiseLayer<Dtype>::BackwardSum(bool gpu,
                                       const vector<Blob<Dtype>*>& top,
                                       const vector<bool>& propagate_down,
                                       const vector<Blob<Dtype>*>& bottom) {
-  const int count = top[0]->count();
+  const long count = top[0]->count64();
   const Dtype* top_diff = DiffOn(gpu, *top[0]);
   vector<int> to_write;
   for (size_t i = 0; i < bottom.size(); ++i) {

@@ -9,6 +9,7 @@
 #include "caffe/util/cudnn_pool.hpp"
 #include "caffe/util/device_launch.hpp"
 #include "caffe/util/device_math.hpp"
+#include "caffe/util/int_pieces.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 #include "caffe/util/scratch.hpp"
@@ -168,10 +169,10 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
     // Caffe's loops (and the GPU kernels) keep an int plane index per
     // output; oneDNN its own workspace, the offset within the window (one
     // byte for windows under 256 elements), so a quarter of that.
-    size_t ints = static_cast<size_t>(top[0]->count());
+    size_t ints = static_cast<size_t>(top[0]->count64());
     if (dnnl_ && Caffe::mode() == Caffe::CPU)
       ints = (dnnl_->MaskBytes() + sizeof(int) - 1) / sizeof(int);
-    mask_.Reshape(vector<int>{static_cast<int>(ints)});
+    mask_.Reshape(ShapeHolding(static_cast<int64_t>(ints)));
   } else {
     mask_.Reshape(vector<int>{0});
   }
@@ -205,7 +206,8 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   std::shared_ptr<DnnlPool> pool = DnnlPool::Create(s);
   // oneDNN's argmax workspace must fit where Caffe keeps its int mask.
   if (!pool ||
-      pool->MaskBytes() > static_cast<size_t>(top[0]->count()) * sizeof(int)) {
+      pool->MaskBytes() >
+          static_cast<size_t>(top[0]->count64()) * sizeof(int)) {
     dnnl_declined_.push_back(s);
     return;
   }
@@ -228,7 +230,13 @@ bool PoolingLayer<Dtype>::CudnnRequested() const {
 template <typename Dtype>
 void PoolingLayer<Dtype>::SelectCudnn(const vector<Blob<Dtype>*>& top) {
 #ifdef USE_CUDA
-  if (!CudnnRequested() || Caffe::mode() != Caffe::GPU || top.size() > 1) {
+  // cuDNN's descriptors count in int: larger blobs run the layer's own
+  // kernels.
+  const bool fits_int = static_cast<int64_t>(num_) * channels_ * height_ *
+                                width_ <= INT_MAX &&
+                        top[0]->count64() <= INT_MAX;
+  if (!CudnnRequested() || Caffe::mode() != Caffe::GPU || top.size() > 1 ||
+      !fits_int) {
     cudnn_.reset();
     cudnn_key_.clear();
     return;
@@ -293,7 +301,7 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   if (top.size() > 1) {
     const int* mask = mask_.cpu_data();
     Dtype* mask_top = top[1]->mutable_cpu_data();
-    for (int i = 0; i < top[1]->count(); ++i) mask_top[i] = mask[i];
+    for (int64_t i = 0; i < top[1]->count64(); ++i) mask_top[i] = mask[i];
   }
 }
 
@@ -301,13 +309,12 @@ template <typename Dtype>
 void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
                                           const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
-  const long n = top[0]->count();
+  const long n = top[0]->count64();
   const long window = static_cast<long>(kernel_h_) * kernel_w_;
   const bool mask = UsesMask();
   // Sized for oneDNN's workspace when the net was shaped in CPU mode: the
   // bodies keep Caffe's int per output.
-  if (mask && mask_.count() < n)
-    mask_.Reshape(vector<int>{static_cast<int>(n)});
+  if (mask && mask_.count64() < n) mask_.Reshape(ShapeHolding(n));
   const Dtype* x = DataOn(gpu, *bottom[0]);
   Dtype* y = MutableDataOn(gpu, top[0]);
   switch (this->layer_param_.pooling_param().pool()) {
@@ -334,7 +341,7 @@ template <typename Dtype>
 void PoolingLayer<Dtype>::BackwardByBodies(
     bool gpu, const vector<Blob<Dtype>*>& top,
     const vector<Blob<Dtype>*>& bottom) {
-  const long n = bottom[0]->count();
+  const long n = bottom[0]->count64();
   const long windows =
       static_cast<long>((kernel_h_ + stride_h_ - 1) / stride_h_) *
       ((kernel_w_ + stride_w_ - 1) / stride_w_);

@@ -14,7 +14,7 @@ void ReLULayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
   const ReLUForward<Dtype> body{
       bottom[0]->cpu_data(), top[0]->mutable_cpu_data(),
       static_cast<Dtype>(this->layer_param_.relu_param().negative_slope())};
-  ForEach(bottom[0]->count(), kElementGrain, body);
+  ForEach(bottom[0]->count64(), kElementGrain, body);
 }
 
 template <typename Dtype>
@@ -26,7 +26,7 @@ void ReLULayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
       bottom[0]->cpu_data(), top[0]->cpu_diff(),
       bottom[0]->mutable_cpu_diff(),
       static_cast<Dtype>(this->layer_param_.relu_param().negative_slope())};
-  ForEach(bottom[0]->count(), kElementGrain, body);
+  ForEach(bottom[0]->count64(), kElementGrain, body);
 }
 
 #ifdef USE_CUDA
@@ -34,7 +34,10 @@ template <typename Dtype>
 bool ReLULayer<Dtype>::CudnnForward(const vector<Blob<Dtype>*>& bottom,
                                     const vector<Blob<Dtype>*>& top) {
   const ReLUParameter& p = this->layer_param_.relu_param();
-  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0)
+  // cuDNN's descriptors count in int: a larger blob runs LeanCaffe's kernel,
+  // which gives the same bits (max(x, 0) has one answer).
+  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0 ||
+      bottom[0]->count64() > INT_MAX)
     return false;
   CudnnActivation<Dtype>::Find(&cudnn_, CUDNN_ACTIVATION_RELU,
                                bottom[0]->count())
@@ -46,7 +49,10 @@ template <typename Dtype>
 bool ReLULayer<Dtype>::CudnnBackward(const vector<Blob<Dtype>*>& top,
                                      const vector<Blob<Dtype>*>& bottom) {
   const ReLUParameter& p = this->layer_param_.relu_param();
-  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0)
+  // cuDNN's descriptors count in int: a larger blob runs LeanCaffe's kernel,
+  // which gives the same bits (max(x, 0) has one answer).
+  if (p.engine() != ReLUParameter_Engine_CUDNN || p.negative_slope() != 0 ||
+      bottom[0]->count64() > INT_MAX)
     return false;
   // x, the bottom data the layer declares it reads (see the engine).
   CudnnActivation<Dtype>::Find(&cudnn_, CUDNN_ACTIVATION_RELU,

@@ -10,7 +10,7 @@ template <typename Dtype>
 void ReLULayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                    const vector<Blob<Dtype>*>& top) {
   if (CudnnForward(bottom, top)) return;
-  ForEachGpu(bottom[0]->count(),
+  ForEachGpu(bottom[0]->count64(),
              ReLUForward<Dtype>{
                  bottom[0]->gpu_data(), top[0]->mutable_gpu_data(),
                  static_cast<Dtype>(
@@ -23,7 +23,7 @@ void ReLULayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
                                     const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
   if (CudnnBackward(top, bottom)) return;
-  ForEachGpu(bottom[0]->count(),
+  ForEachGpu(bottom[0]->count64(),
              ReLUBackward<Dtype>{
                  bottom[0]->gpu_data(), top[0]->gpu_diff(),
                  bottom[0]->mutable_gpu_diff(),

@@ -94,7 +94,7 @@ void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   scale_dim_ = scale->count();
   inner_dim_ = bottom[0]->count(axis + scale->num_axes());
   if (bottom[0] == top[0] && borrowed_) {
-    CAFFE_CHECK_EQ(borrowed_->count(), bottom[0]->count())
+    CAFFE_CHECK_EQ(borrowed_->count64(), bottom[0]->count64())
         << "Scale layer " << this->layer_param_.name()
         << ": the borrowed copy of the input does not match it";
     temp_.ReshapeLike(*bottom[0]);

@@ -28,7 +28,7 @@ void SplitLayer<Dtype>::BackwardOn(bool gpu, const vector<Blob<Dtype>*>& top,
                                    const vector<bool>& propagate_down,
                                    const vector<Blob<Dtype>*>& bottom) {
   if (!propagate_down[0]) return;
-  const int count = bottom[0]->count();
+  const long count = bottom[0]->count64();
   Dtype* bottom_diff = MutableDiffOn(gpu, bottom[0]);
   if (!gpu && top.size() >= 2) {
     // The CPU sums on the parallel loop, the first two tops in one pass.

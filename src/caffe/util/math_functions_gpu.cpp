@@ -6,19 +6,14 @@
 
 #include "caffe/util/cuda.hpp"
 #include "caffe/util/gpu_kernels.hpp"
+#include "caffe/util/int_pieces.hpp"
 
 namespace caffe {
 
+// cuBLAS's level-1 calls take int counts: longer vectors go in pieces.
 namespace {
 cublasOperation_t Op(CBLAS_TRANSPOSE t) {
   return t == CblasNoTrans ? CUBLAS_OP_N : CUBLAS_OP_T;
-}
-// cuBLAS's level-1 calls take int counts: longer vectors go in chunks.
-const long kBlasChunk = 1L << 30;
-template <typename Body>
-void InChunks(long n, const Body& body) {
-  for (long o = 0; o < n; o += kBlasChunk)
-    body(o, static_cast<int>(std::min(kBlasChunk, n - o)));
 }
 }  // namespace
 
@@ -61,26 +56,26 @@ void caffe_gpu_gemv<double>(CBLAS_TRANSPOSE ta, int m, int n, double alpha,
 
 template <>
 void caffe_gpu_axpy<float>(long n, float alpha, const float* x, float* y) {
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     CUBLAS_CHECK(cublasSaxpy(CublasHandle(), len, &alpha, x + o, 1, y + o, 1));
   });
 }
 template <>
 void caffe_gpu_axpy<double>(long n, double alpha, const double* x,
                             double* y) {
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     CUBLAS_CHECK(cublasDaxpy(CublasHandle(), len, &alpha, x + o, 1, y + o, 1));
   });
 }
 template <>
 void caffe_gpu_scal<float>(long n, float alpha, float* x) {
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     CUBLAS_CHECK(cublasSscal(CublasHandle(), len, &alpha, x + o, 1));
   });
 }
 template <>
 void caffe_gpu_scal<double>(long n, double alpha, double* x) {
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     CUBLAS_CHECK(cublasDscal(CublasHandle(), len, &alpha, x + o, 1));
   });
 }
@@ -88,7 +83,7 @@ void caffe_gpu_scal<double>(long n, double alpha, double* x) {
 template <>
 float caffe_gpu_dot<float>(long n, const float* x, const float* y) {
   float total = 0;
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     float part = 0;
     CUBLAS_CHECK(cublasSdot(CublasHandle(), len, x + o, 1, y + o, 1, &part));
     total += part;
@@ -98,7 +93,7 @@ float caffe_gpu_dot<float>(long n, const float* x, const float* y) {
 template <>
 double caffe_gpu_dot<double>(long n, const double* x, const double* y) {
   double total = 0;
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     double part = 0;
     CUBLAS_CHECK(cublasDdot(CublasHandle(), len, x + o, 1, y + o, 1, &part));
     total += part;
@@ -108,7 +103,7 @@ double caffe_gpu_dot<double>(long n, const double* x, const double* y) {
 template <>
 float caffe_gpu_asum<float>(long n, const float* x) {
   float total = 0;
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     float part = 0;
     CUBLAS_CHECK(cublasSasum(CublasHandle(), len, x + o, 1, &part));
     total += part;
@@ -118,7 +113,7 @@ float caffe_gpu_asum<float>(long n, const float* x) {
 template <>
 double caffe_gpu_asum<double>(long n, const double* x) {
   double total = 0;
-  InChunks(n, [&](long o, int len) {
+  ForIntPieces(n, [&](int64_t o, int len) {
     double part = 0;
     CUBLAS_CHECK(cublasDasum(CublasHandle(), len, x + o, 1, &part));
     total += part;

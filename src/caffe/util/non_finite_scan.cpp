@@ -10,8 +10,8 @@ namespace caffe {
 namespace {
 
 template <typename Dtype>
-bool AllFinite(const Dtype* p, int count) {
-  for (int i = 0; i < count; ++i)
+bool AllFinite(const Dtype* p, int64_t count) {
+  for (int64_t i = 0; i < count; ++i)
     if (!std::isfinite(p[i])) return false;
   return true;
 }
@@ -29,20 +29,20 @@ class NonFiniteScan : public StepHook {
       for (size_t k = 0; k < net_->bottom_vecs()[i].size(); ++k) {
         if (!net_->bottom_need_backward()[i][k]) continue;
         const Blob<Dtype>* b = net_->bottom_vecs()[i][k];
-        if (!AllFinite(b->cpu_diff(), b->count()))
+        if (!AllFinite(b->cpu_diff(), b->count64()))
           return Found(i, "backward gradient of its input",
                        net_->blob_names()[net_->bottom_ids(i)[k]]);
       }
       const auto& params = net_->layers()[i]->blobs();
       for (size_t k = 0; k < params.size(); ++k)
-        if (!AllFinite(params[k]->cpu_diff(), params[k]->count()))
+        if (!AllFinite(params[k]->cpu_diff(), params[k]->count64()))
           return Found(i, "backward gradient of its parameter",
                        std::to_string(k));
       return;
     }
     for (size_t k = 0; k < net_->top_vecs()[i].size(); ++k) {
       const Blob<Dtype>* t = net_->top_vecs()[i][k];
-      if (!AllFinite(t->cpu_data(), t->count()))
+      if (!AllFinite(t->cpu_data(), t->count64()))
         return Found(i, s.kind == mem::Step::kRecompute
                             ? "forward output (recomputed)"
                             : "forward output",
