@@ -37,6 +37,7 @@ class BiasLayer : public Layer<Dtype> {
     MemoryContract c;
     c.backward_reads = kReadsNothing;
     c.in_place = true;
+    c.counts_over_int_max = true;
     return c;
   }
 

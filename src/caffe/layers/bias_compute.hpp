@@ -34,7 +34,7 @@ void BiasLayer<Dtype>::BackwardWith(const Launch& launch,
   const bool gpu = Launch::gpu;
   const Dtype* dy = DiffOn(gpu, *top[0]);
   if (propagate_down[0] && bottom[0] != top[0]) {
-    CopyOn(gpu, bottom[0]->count(), dy, MutableDiffOn(gpu, bottom[0]));
+    CopyOn(gpu, bottom[0]->count64(), dy, MutableDiffOn(gpu, bottom[0]));
   }
   const bool bias_is_param = (bottom.size() == 1);
   if (bias_is_param ? this->param_propagate_down_[0] : propagate_down[1]) {

@@ -72,15 +72,20 @@ TEST(BlobCount64Test, IntPiecesCoverTheRangeInOrder) {
 }
 
 // A layer type that counts in 32 bits (Sigmoid) refuses a 2^31-element
-// bottom when the net is built, naming the layer and the blob; ReLU takes
-// it.  Nothing is allocated: the net is only set up.
+// bottom when the net is built, naming the layer and the blob; the layers
+// a ResNet runs at full resolution (BatchNorm, Scale with its bias, ReLU)
+// take it.  Nothing is allocated: the nets are only set up, in place, so
+// the host-memory fit check sees one 8 GiB blob.
 TEST(BlobCount64Test, ANetRefusesALargeBlobAtA32BitLayer) {
   const std::string text = R"(
 name: "large"
 layer { name: "data" type: "Input" top: "data"
-  input_param { shape { dim: 2 dim: 1024 dim: 1024 dim: 1024 } } }
-layer { name: "relu" type: "ReLU" bottom: "data" top: "r" }
-layer { name: "squash" type: "Sigmoid" bottom: "r" top: "s" }
+  input_param { shape { dim: 2 dim: 4 dim: 16384 dim: 16384 } } }
+layer { name: "bn" type: "BatchNorm" bottom: "data" top: "data" }
+layer { name: "scale" type: "Scale" bottom: "data" top: "data"
+  scale_param { bias_term: true } }
+layer { name: "relu" type: "ReLU" bottom: "data" top: "data" }
+layer { name: "squash" type: "Sigmoid" bottom: "data" top: "data" }
 )";
   NetParameter param;
   ReadProtoFromTextString(text, "large net", &param);
@@ -91,13 +96,13 @@ layer { name: "squash" type: "Sigmoid" bottom: "r" top: "s" }
   } catch (const Error& e) {
     const std::string what = e.what();
     EXPECT_NE(std::string::npos, what.find("layer 'squash'")) << what;
-    EXPECT_NE(std::string::npos, what.find("bottom 'r'")) << what;
+    EXPECT_NE(std::string::npos, what.find("bottom 'data'")) << what;
     EXPECT_NE(std::string::npos, what.find("INT_MAX")) << what;
   }
   // The same net up to the ReLU builds.
   param.mutable_layer()->RemoveLast();
   Net<float> net(param);
-  EXPECT_EQ(kTwo31, net.blob_by_name("r")->count64());
+  EXPECT_EQ(kTwo31, net.blob_by_name("data")->count64());
 }
 
 }  // namespace
