@@ -1,0 +1,51 @@
+// The net whose blob passes 2^31 elements (caffe/test/large_blob_net.hpp)
+// in GPU mode, unplanned and under mem_param (issue 13, item 5): ReLU,
+// MAX pooling and the convolutions index past element 2^31 on the device,
+// where cuDNN's convolution steps aside for im2col + cuBLAS one image at a
+// time.  Outputs are compared bit for bit with plain-loop values (small
+// integers: every sum is exact).  Skips without a GPU, or with less than
+// 20 GiB of free device memory, saying which.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "caffe/caffe.hpp"
+#include "caffe/test/gpu_test_util.hpp"
+#include "caffe/test/large_blob_net.hpp"
+#ifdef USE_CUDA
+#include "caffe/util/cuda.hpp"
+#endif
+
+namespace caffe {
+namespace {
+
+using namespace large_blob;  // NOLINT(build/namespaces)
+
+TEST(GpuLargeBlobTest, PastTwoTo31ElementsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+#ifdef USE_CUDA
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < (size_t{20} << 30))
+    GTEST_SKIP() << "needs about 20 GiB of free device memory, the GPU has "
+                 << (free_bytes >> 20) << " MiB free";
+#endif
+  ModeScope gpu(Caffe::GPU);
+  for (bool planned : {false, true}) {
+    Net<float> net(LargeNet(planned));
+    ASSERT_GT(net.blob_by_name("wide")->count64(), int64_t{1} << 31);
+    SetWeights(&net);
+    FillInput(net.blob_by_name("data").get());
+    net.Forward();
+    for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
+      std::string first;
+      EXPECT_EQ(0, Mismatches(net, n, &first))
+          << (planned ? "planned" : "unplanned") << ", image " << n << ": "
+          << first;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace caffe
