@@ -22,8 +22,8 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   explicit ConvolutionLayer(const LayerParameter& param)
       : BaseConvolutionLayer<Dtype>(param) {}
   const char* type() const override { return "Convolution"; }
-  // Image offsets are 64-bit on every path; the engines that count in int
-  // (cuDNN) step aside for blobs over INT_MAX elements.
+  // Image offsets are 64-bit on every path; cuDNN runs such batches in
+  // chunks of images, oneDNN steps aside for im2col.
   MemoryContract Memory() const override {
     MemoryContract c = BaseConvolutionLayer<Dtype>::Memory();
     c.counts_over_int_max = true;
@@ -44,12 +44,14 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   size_t ScratchBytes(bool gpu) override;
 
  private:
-  // GPU mode: the cuDNN engine (util/cudnn_conv.hpp) for the current
+  // GPU mode: the cuDNN engine (util/cudnn_conv_batch.hpp) for the current
   // shapes, made on first use per shape; false (the im2col path) for N-D
   // convolution, engine: CAFFE, or when cuDNN offers no deterministic
   // algorithm within the workspace limit.  USE_CUDA builds only.
   bool UseCudnn();
-  std::shared_ptr<void> cudnn_;  // CudnnConv<Dtype>; no cuDNN in this header
+  // CudnnConvBatch<Dtype> (in int-sized chunks of images for batches past
+  // INT_MAX elements); no cuDNN in this header.
+  std::shared_ptr<void> cudnn_;
   vector<int> cudnn_key_;        // the shapes cudnn_ was made for
 };
 

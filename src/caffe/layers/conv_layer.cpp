@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "caffe/layers/conv_layer.hpp"
-#include "caffe/util/cudnn_conv.hpp"
+#include "caffe/util/cudnn_conv_batch.hpp"
 #include "caffe/util/gpu_kernels.hpp"
 #include "caffe/util/gpu_math_options.hpp"
 
@@ -131,7 +131,7 @@ size_t ConvolutionLayer<Dtype>::ScratchBytes(bool gpu) {
 #ifdef USE_CUDA
   if (gpu && UseCudnn()) {
     return std::max(
-        own, static_cast<CudnnConv<Dtype>*>(cudnn_.get())->WorkspaceBytes());
+        own, static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get())->WorkspaceBytes());
   }
 #endif
   return own;
@@ -143,11 +143,6 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   if (!this->uses_2d_im2col() ||
       this->layer_param_.convolution_param().engine() ==
           ConvolutionParameter_Engine_CAFFE)
-    return false;
-  // cuDNN's tensor descriptors count in int: blobs over INT_MAX elements run
-  // im2col + cuBLAS one image at a time, with 64-bit image offsets.
-  if (static_cast<int64_t>(this->num_) * this->bottom_dim_ > INT_MAX ||
-      static_cast<int64_t>(this->num_) * this->top_dim_ > INT_MAX)
     return false;
   vector<int> key = this->conv_input_shape_;
   key.push_back(this->num_);
@@ -175,7 +170,10 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   s.dilation_h = this->dilation_[0];
   s.dilation_w = this->dilation_[1];
   s.group = this->group_;
-  auto engine = std::make_shared<CudnnConv<Dtype> >(s);
+  // cuDNN's descriptors count in int: a batch past INT_MAX elements runs in
+  // chunks of images (util/cudnn_conv_batch.hpp); an image past it, never.
+  if (!CudnnConvBatch<Dtype>::FitsOneImage(s)) return false;
+  auto engine = std::make_shared<CudnnConvBatch<Dtype> >(s);
   // Fast algorithms that need more workspace than the limit are passed
   // over for ones that need less (or none).
   if (engine->ChooseAlgorithms(this->workspace_limit())) {
@@ -189,14 +187,15 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   return cudnn_ != nullptr;
 }
 
-// The GPU path: cuDNN for the whole batch, else im2col + cuBLAS per image;
+// The GPU path: cuDNN for the batch (in chunks of images past INT_MAX
+// elements), else im2col + cuBLAS per image;
 // the bias over the whole batch either way.
 template <typename Dtype>
 void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
   const Dtype* weight = this->blobs_[0]->gpu_data();
   if (UseCudnn()) {
-    CudnnConv<Dtype>* engine = static_cast<CudnnConv<Dtype>*>(cudnn_.get());
+    CudnnConvBatch<Dtype>* engine = static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get());
     void* workspace = this->ScratchOn(true, engine->WorkspaceBytes());
     for (size_t i = 0; i < bottom.size(); ++i) {
       Dtype* top_data = top[i]->mutable_gpu_data();
@@ -226,8 +225,8 @@ void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   const Dtype* weight = this->blobs_[0]->gpu_data();
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
-  CudnnConv<Dtype>* engine =
-      UseCudnn() ? static_cast<CudnnConv<Dtype>*>(cudnn_.get()) : nullptr;
+  CudnnConvBatch<Dtype>* engine =
+      UseCudnn() ? static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get()) : nullptr;
   void* workspace =
       engine ? this->ScratchOn(true, engine->WorkspaceBytes()) : nullptr;
   for (size_t i = 0; i < top.size(); ++i) {

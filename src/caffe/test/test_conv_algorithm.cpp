@@ -6,6 +6,8 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "caffe/util/conv_algorithm.hpp"
 #include "caffe/util/gpu_math_options.hpp"
 #include "caffe/util/cudnn_conv.hpp"
+#include "caffe/util/cudnn_conv_batch.hpp"
 
 namespace caffe {
 namespace {
@@ -174,6 +177,42 @@ TEST(CudnnConvTest, WithoutAGpuChoosingAlgorithmsIsAClearError) {
         << e.what();
   }
 }
+// A batch past INT_MAX elements runs in int-sized chunks of images: the
+// large-blob net's squeeze (513 x 4 x 1024 x 1024 in, 2x2/2 to one
+// channel) takes chunks of 511 images and a last one of 2; a batch that
+// fits is one chunk, one engine.  Descriptors only: no GPU needed.
+TEST(CudnnConvTest, BatchesPastInt32RunInChunksOfImages) {
+  // num, channels, height, width, out: channels, height, width; kernel,
+  // pad, stride, dilation (h, w); group.
+  CudnnConvShape big{513, 4, 1024, 1024, 1, 512, 512, 2, 2,
+                     0,   0, 2,    2,    1, 1,   1};
+  ASSERT_TRUE(CudnnConvBatch<float>::FitsOneImage(big));
+  CudnnConvBatch<float> batch(big);
+  EXPECT_EQ(511, batch.chunk());
+  EXPECT_LE(int64_t{511} * 4 * 1024 * 1024, int64_t{INT_MAX});
+  EXPECT_GT(int64_t{512} * 4 * 1024 * 1024, int64_t{INT_MAX});
+  int n = 0, c = 0, h = 0, w = 0;
+  batch.EngineAt(0).OutputDim(&n, &c, &h, &w);
+  EXPECT_EQ(511, n);
+  EXPECT_EQ(512, h);
+  batch.EngineAt(511).OutputDim(&n, &c, &h, &w);
+  EXPECT_EQ(2, n);
+  EXPECT_EQ(&batch.EngineAt(0), &batch.EngineAt(0));
+  EXPECT_NE(&batch.EngineAt(0), &batch.EngineAt(511));
+
+  CudnnConvShape small = big;
+  small.num = 8;
+  CudnnConvBatch<double> one(small);
+  EXPECT_EQ(8, one.chunk());
+  one.EngineAt(0).OutputDim(&n, &c, &h, &w);
+  EXPECT_EQ(8, n);
+
+  CudnnConvShape huge_image = big;
+  huge_image.num = 1;
+  huge_image.channels = 3000;  // 3000 x 1024 x 1024 in one image
+  EXPECT_FALSE(CudnnConvBatch<float>::FitsOneImage(huge_image));
+}
+
 #endif  // USE_CUDA
 
 }  // namespace
