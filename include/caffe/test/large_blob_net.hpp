@@ -17,6 +17,7 @@
 #define CAFFE_TEST_LARGE_BLOB_NET_HPP_
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdint>
 #include <string>
 
@@ -43,11 +44,17 @@ inline float MixWeight(int o, int c) {
   return o == 0 ? 1.0f : (c % 2 ? -1.0f : 2.0f);
 }
 
-inline NetParameter LargeNet(bool planned) {
+// TEST phase, forward only; with `train`, a TRAIN net that also
+// backpropagates to "data" (force_backward), its losses the sums of "out"
+// and "squeeze" (Reduction SUM, loss weight 1), so every top gradient is
+// 1 and every gradient below is a small integer.
+// `num` images instead of 513: a small batch checks these reference values
+// cheaply on the CPU (test_blob_count64.cpp).
+inline NetParameter LargeNet(bool planned, bool train = false, int num = kNum) {
   std::string text = R"(
 name: "past_2_31"
 layer { name: "data" type: "Input" top: "data"
-  input_param { shape { dim: 513 dim: 1 dim: 1024 dim: 1024 } } }
+  input_param { shape { dim: NUM dim: 1 dim: 1024 dim: 1024 } } }
 layer { name: "widen" type: "Convolution" bottom: "data" top: "wide"
   convolution_param { num_output: 4 kernel_size: 1 } }
 layer { name: "relu" type: "ReLU" bottom: "wide" top: "wide" }
@@ -59,10 +66,25 @@ layer { name: "mix" type: "Convolution" bottom: "pool" top: "mix"
   convolution_param { num_output: 2 kernel_size: 1 bias_term: false } }
 layer { name: "out_relu" type: "ReLU" bottom: "mix" top: "out" }
 )";
-  if (planned) text += "mem_param { optimize_test: true }\n";
+  text.replace(text.find("NUM"), 3, std::to_string(num));
+  if (train) {
+    text += R"(force_backward: true
+layer { name: "sum_out" type: "Reduction" bottom: "out" top: "sum_out"
+  loss_weight: 1 reduction_param { operation: SUM axis: 0 } }
+layer { name: "sum_squeeze" type: "Reduction" bottom: "squeeze"
+  top: "sum_squeeze" loss_weight: 1
+  reduction_param { operation: SUM axis: 0 } }
+)";
+  }
+  if (planned) {
+    // Training: the test reads "data"'s gradient and the outputs afterwards.
+    text += train ? "mem_param { optimize_train: true exclude_blob: \"data\" "
+                    "exclude_blob: \"out\" exclude_blob: \"squeeze\" }\n"
+                  : "mem_param { optimize_test: true }\n";
+  }
   NetParameter param;
   ReadProtoFromTextString(text, "past_2_31", &param);
-  param.mutable_state()->set_phase(TEST);
+  param.mutable_state()->set_phase(train ? TRAIN : TEST);
   return param;
 }
 
@@ -86,7 +108,7 @@ inline void SetWeights(Net<float>* net) {
 
 inline void FillInput(Blob<float>* data) {
   float* x = data->mutable_cpu_data();
-  for (int n = 0; n < kNum; ++n)
+  for (int n = 0; n < data->shape(0); ++n)
     for (int h = 0; h < kSide; ++h) {
       float* row = x + data->offset(n, 0, h);
       for (int w = 0; w < kSide; ++w) row[w] = Input(n, h, w);
@@ -129,6 +151,61 @@ inline int64_t Mismatches(const Net<float>& net, int n, std::string* first) {
         const float want = std::max(0.0f, mix);
         const float got = o[out.offset(n, k, i, j)];
         if (got != want) note("out", k, i, j, got, want);
+      }
+    }
+  }
+  return bad;
+}
+
+// After a backward pass of the `train` net: compares image n of the
+// gradient of "data" with plain-loop values (the windows of the 2x2/2
+// pooling and convolution do not overlap, so each input position gets its
+// window's share; the pooling's gradient goes to the first largest element
+// of the window, as Caffe's).  Returns the number that differ.
+inline int64_t DataGradientMismatches(const Net<float>& net, int n,
+                                      std::string* first) {
+  const Blob<float>& data = *net.blob_by_name("data");
+  const float* dx = data.cpu_diff();
+  int64_t bad = 0;
+  for (int i = 0; i < kHalf; ++i) {
+    for (int j = 0; j < kHalf; ++j) {
+      float dwide[4][2][2];
+      float pooled[4];
+      int arg[4];
+      for (int c = 0; c < 4; ++c) {
+        pooled[c] = -FLT_MAX;
+        for (int k = 0; k < 4; ++k) {
+          const float v = Wide(n, c, 2 * i + k / 2, 2 * j + k % 2);
+          if (v > pooled[c]) {
+            pooled[c] = v;
+            arg[c] = k;
+          }
+        }
+      }
+      float dpool[4] = {0, 0, 0, 0};
+      for (int o = 0; o < 2; ++o) {
+        float mix = 0;
+        for (int c = 0; c < 4; ++c) mix += MixWeight(o, c) * pooled[c];
+        if (mix > 0)
+          for (int c = 0; c < 4; ++c) dpool[c] += MixWeight(o, c);
+      }
+      for (int c = 0; c < 4; ++c)
+        for (int k = 0; k < 4; ++k) {
+          const int kh = k / 2, kw = k % 2;
+          const float g =
+              (arg[c] == k ? dpool[c] : 0.0f) + SqueezeWeight(c, kh, kw);
+          dwide[c][kh][kw] = Wide(n, c, 2 * i + kh, 2 * j + kw) > 0 ? g : 0;
+        }
+      for (int k = 0; k < 4; ++k) {
+        const int h = 2 * i + k / 2, w = 2 * j + k % 2;
+        float want = 0;
+        for (int c = 0; c < 4; ++c) want += kWidenW[c] * dwide[c][k / 2][k % 2];
+        const float got = dx[data.offset(n, 0, h, w)];
+        if (got != want && bad++ == 0)
+          *first = "d data at (" + std::to_string(n) + ", 0, " +
+                   std::to_string(h) + ", " + std::to_string(w) +
+                   "): " + std::to_string(got) + " want " +
+                   std::to_string(want);
       }
     }
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/large_blob_net.hpp"
 #include "caffe/util/int_pieces.hpp"
 #include "caffe/util/io.hpp"
 
@@ -103,6 +104,36 @@ layer { name: "squash" type: "Sigmoid" bottom: "data" top: "data" }
   param.mutable_layer()->RemoveLast();
   Net<float> net(param);
   EXPECT_EQ(kTwo31, net.blob_by_name("data")->count64());
+}
+
+// The plain-loop values the past-2^31 tests compare with (test/large on
+// the CPU, test/gpu on the device), checked on a batch of 3 of the same
+// net on the CPU, forward and, in its training form, backward to "data",
+// unplanned and planned: a wrong reference would fail here, not only
+// where the 8 GiB runs are.
+TEST(BlobCount64Test, TheLargeNetsReferenceHoldsOnASmallBatch) {
+  Caffe::set_mode(Caffe::CPU);
+  for (bool planned : {false, true}) {
+    for (bool train : {false, true}) {
+      Net<float> net(large_blob::LargeNet(planned, train, 3));
+      large_blob::SetWeights(&net);
+      large_blob::FillInput(net.blob_by_name("data").get());
+      if (train) {
+        net.ForwardBackward();
+      } else {
+        net.Forward();
+      }
+      for (int n = 0; n < 3; ++n) {
+        std::string first;
+        EXPECT_EQ(0, large_blob::Mismatches(net, n, &first))
+            << "planned " << planned << ", train " << train << ", image "
+            << n << ": " << first;
+        if (!train) continue;
+        EXPECT_EQ(0, large_blob::DataGradientMismatches(net, n, &first))
+            << "planned " << planned << ", image " << n << ": " << first;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 // MAX pooling and the convolutions index past element 2^31 on the device,
 // where cuDNN's convolution steps aside for im2col + cuBLAS one image at a
 // time.  Outputs are compared bit for bit with plain-loop values (small
-// integers: every sum is exact).  Skips without a GPU, or with less than
-// 20 GiB of free device memory, saying which.
+// integers: every sum is exact); so is, after a backward pass of the
+// training form of the net, the gradient of its input.  Skips without a
+// GPU, or with less free device memory than a test needs (20 GiB
+// forward, 64 GiB with backward), saying which.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -22,15 +24,22 @@ namespace {
 
 using namespace large_blob;  // NOLINT(build/namespaces)
 
+// Free device memory in GiB (0 in a CPU-only build, where the tests have
+// skipped already).
+size_t FreeDeviceGiB() {
+  size_t free_bytes = 0;
+#ifdef USE_CUDA
+  size_t total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+#endif
+  return free_bytes >> 30;
+}
+
 TEST(GpuLargeBlobTest, PastTwoTo31ElementsOnTheDevice) {
   SKIP_WITHOUT_GPU();
-#ifdef USE_CUDA
-  size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < (size_t{20} << 30))
+  if (FreeDeviceGiB() < 20)
     GTEST_SKIP() << "needs about 20 GiB of free device memory, the GPU has "
-                 << (free_bytes >> 20) << " MiB free";
-#endif
+                 << FreeDeviceGiB() << " GiB free";
   ModeScope gpu(Caffe::GPU);
   for (bool planned : {false, true}) {
     Net<float> net(LargeNet(planned));
@@ -41,6 +50,29 @@ TEST(GpuLargeBlobTest, PastTwoTo31ElementsOnTheDevice) {
     for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
       std::string first;
       EXPECT_EQ(0, Mismatches(net, n, &first))
+          << (planned ? "planned" : "unplanned") << ", image " << n << ": "
+          << first;
+    }
+  }
+}
+
+// Backward past 2^31 elements: the pooling's and the squeeze's gradients
+// meet in the Split of "wide" (8 GiB of diff), go through ReLU in place
+// and the chunked cuDNN convolution down to "data".
+TEST(GpuLargeBlobTest, BackwardPastTwoTo31ElementsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  if (FreeDeviceGiB() < 64)
+    GTEST_SKIP() << "needs about 64 GiB of free device memory, the GPU has "
+                 << FreeDeviceGiB() << " GiB free";
+  ModeScope gpu(Caffe::GPU);
+  for (bool planned : {false, true}) {
+    Net<float> net(LargeNet(planned, true));
+    SetWeights(&net);
+    FillInput(net.blob_by_name("data").get());
+    net.ForwardBackward();
+    for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
+      std::string first;
+      EXPECT_EQ(0, DataGradientMismatches(net, n, &first))
           << (planned ? "planned" : "unplanned") << ", image " << n << ": "
           << first;
     }
