@@ -35,25 +35,38 @@ size_t FreeDeviceGiB() {
   return free_bytes >> 30;
 }
 
+// Runs the 513-image net in GPU mode, unplanned then planned, and checks
+// the first, a middle and the last two images: the outputs after a
+// forward pass, or with `train` the gradient of "data" after forward and
+// backward.
+void RunOnTheDevice(bool train) {
+  ModeScope gpu(Caffe::GPU);
+  for (bool planned : {false, true}) {
+    Net<float> net(LargeNet(planned, train));
+    ASSERT_GT(net.blob_by_name("wide")->count64(), int64_t{1} << 31);
+    SetWeights(&net);
+    FillInput(net.blob_by_name("data").get());
+    if (train) {
+      net.ForwardBackward();
+    } else {
+      net.Forward();
+    }
+    for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
+      std::string first;
+      EXPECT_EQ(0, train ? DataGradientMismatches(net, n, &first)
+                         : Mismatches(net, n, &first))
+          << (planned ? "planned" : "unplanned") << ", image " << n << ": "
+          << first;
+    }
+  }
+}
+
 TEST(GpuLargeBlobTest, PastTwoTo31ElementsOnTheDevice) {
   SKIP_WITHOUT_GPU();
   if (FreeDeviceGiB() < 20)
     GTEST_SKIP() << "needs about 20 GiB of free device memory, the GPU has "
                  << FreeDeviceGiB() << " GiB free";
-  ModeScope gpu(Caffe::GPU);
-  for (bool planned : {false, true}) {
-    Net<float> net(LargeNet(planned));
-    ASSERT_GT(net.blob_by_name("wide")->count64(), int64_t{1} << 31);
-    SetWeights(&net);
-    FillInput(net.blob_by_name("data").get());
-    net.Forward();
-    for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
-      std::string first;
-      EXPECT_EQ(0, Mismatches(net, n, &first))
-          << (planned ? "planned" : "unplanned") << ", image " << n << ": "
-          << first;
-    }
-  }
+  RunOnTheDevice(false);
 }
 
 // Backward past 2^31 elements: the pooling's and the squeeze's gradients
@@ -64,19 +77,7 @@ TEST(GpuLargeBlobTest, BackwardPastTwoTo31ElementsOnTheDevice) {
   if (FreeDeviceGiB() < 64)
     GTEST_SKIP() << "needs about 64 GiB of free device memory, the GPU has "
                  << FreeDeviceGiB() << " GiB free";
-  ModeScope gpu(Caffe::GPU);
-  for (bool planned : {false, true}) {
-    Net<float> net(LargeNet(planned, true));
-    SetWeights(&net);
-    FillInput(net.blob_by_name("data").get());
-    net.ForwardBackward();
-    for (int n : {0, kNum / 2, kNum - 2, kNum - 1}) {
-      std::string first;
-      EXPECT_EQ(0, DataGradientMismatches(net, n, &first))
-          << (planned ? "planned" : "unplanned") << ", image " << n << ": "
-          << first;
-    }
-  }
+  RunOnTheDevice(true);
 }
 
 }  // namespace
