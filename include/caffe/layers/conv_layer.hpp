@@ -16,6 +16,11 @@
 
 namespace caffe {
 
+#ifdef USE_CUDA
+template <typename Dtype>
+class CudnnConvBatch;  // util/cudnn_conv_batch.hpp; no cuDNN in this header
+#endif
+
 template <typename Dtype>
 class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
  public:
@@ -49,6 +54,9 @@ class ConvolutionLayer : public BaseConvolutionLayer<Dtype> {
   // convolution, engine: CAFFE, or when cuDNN offers no deterministic
   // algorithm within the workspace limit.  USE_CUDA builds only.
   bool UseCudnn();
+#ifdef USE_CUDA
+  CudnnConvBatch<Dtype>* Cudnn() const;  // cudnn_, typed; after UseCudnn()
+#endif
   // CudnnConvBatch<Dtype> (in int-sized chunks of images for batches past
   // INT_MAX elements); no cuDNN in this header.
   std::shared_ptr<void> cudnn_;

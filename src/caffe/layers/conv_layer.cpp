@@ -129,15 +129,17 @@ template <typename Dtype>
 size_t ConvolutionLayer<Dtype>::ScratchBytes(bool gpu) {
   const size_t own = BaseConvolutionLayer<Dtype>::ScratchBytes(gpu);
 #ifdef USE_CUDA
-  if (gpu && UseCudnn()) {
-    return std::max(
-        own, static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get())->WorkspaceBytes());
-  }
+  if (gpu && UseCudnn()) return std::max(own, Cudnn()->WorkspaceBytes());
 #endif
   return own;
 }
 
 #ifdef USE_CUDA
+template <typename Dtype>
+CudnnConvBatch<Dtype>* ConvolutionLayer<Dtype>::Cudnn() const {
+  return static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get());
+}
+
 template <typename Dtype>
 bool ConvolutionLayer<Dtype>::UseCudnn() {
   if (!this->uses_2d_im2col() ||
@@ -195,7 +197,7 @@ void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
   const Dtype* weight = this->blobs_[0]->gpu_data();
   if (UseCudnn()) {
-    CudnnConvBatch<Dtype>* engine = static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get());
+    CudnnConvBatch<Dtype>* engine = Cudnn();
     void* workspace = this->ScratchOn(true, engine->WorkspaceBytes());
     for (size_t i = 0; i < bottom.size(); ++i) {
       Dtype* top_data = top[i]->mutable_gpu_data();
@@ -225,8 +227,7 @@ void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   const Dtype* weight = this->blobs_[0]->gpu_data();
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
-  CudnnConvBatch<Dtype>* engine =
-      UseCudnn() ? static_cast<CudnnConvBatch<Dtype>*>(cudnn_.get()) : nullptr;
+  CudnnConvBatch<Dtype>* engine = UseCudnn() ? Cudnn() : nullptr;
   void* workspace =
       engine ? this->ScratchOn(true, engine->WorkspaceBytes()) : nullptr;
   for (size_t i = 0; i < top.size(); ++i) {

@@ -38,8 +38,12 @@ size_t FreeDeviceGiB() {
 // Runs the 513-image net in GPU mode, unplanned then planned, and checks
 // the first, a middle and the last two images: the outputs after a
 // forward pass, or with `train` the gradient of "data" after forward and
-// backward.
-void RunOnTheDevice(bool train) {
+// backward.  Skips without a GPU or below `need_gib` of free memory.
+void RunOnTheDevice(bool train, size_t need_gib) {
+  SKIP_WITHOUT_GPU();
+  if (FreeDeviceGiB() < need_gib)
+    GTEST_SKIP() << "needs about " << need_gib << " GiB of free device "
+                 << "memory, the GPU has " << FreeDeviceGiB() << " GiB free";
   ModeScope gpu(Caffe::GPU);
   for (bool planned : {false, true}) {
     Net<float> net(LargeNet(planned, train));
@@ -62,22 +66,14 @@ void RunOnTheDevice(bool train) {
 }
 
 TEST(GpuLargeBlobTest, PastTwoTo31ElementsOnTheDevice) {
-  SKIP_WITHOUT_GPU();
-  if (FreeDeviceGiB() < 20)
-    GTEST_SKIP() << "needs about 20 GiB of free device memory, the GPU has "
-                 << FreeDeviceGiB() << " GiB free";
-  RunOnTheDevice(false);
+  RunOnTheDevice(false, 20);
 }
 
 // Backward past 2^31 elements: the pooling's and the squeeze's gradients
 // meet in the Split of "wide" (8 GiB of diff), go through ReLU in place
 // and the chunked cuDNN convolution down to "data".
 TEST(GpuLargeBlobTest, BackwardPastTwoTo31ElementsOnTheDevice) {
-  SKIP_WITHOUT_GPU();
-  if (FreeDeviceGiB() < 64)
-    GTEST_SKIP() << "needs about 64 GiB of free device memory, the GPU has "
-                 << FreeDeviceGiB() << " GiB free";
-  RunOnTheDevice(true);
+  RunOnTheDevice(true, 64);
 }
 
 }  // namespace
