@@ -275,9 +275,10 @@ class Net {
                    map<string, int>* blob_name_to_idx);
   void AppendParam(const NetParameter& param, const int layer_id,
                    const int param_id);
-  // Runs segment `segment`'s forward again for recomputation, replaying
-  // the random draws its first forward made.
-  void Recompute(int segment);
+  // Runs layers begin..end forward again for recomputation (run 0: a
+  // group's run; 1: a nested part's third run, NetMemory::RecomputeStep),
+  // replaying the random draws their first forward made.
+  void Recompute(int begin, int end, int run);
   // Calls every hook before / after step `step`.
   void BeforeStep(int step);
   void AfterStep(int step);
@@ -309,10 +310,10 @@ class Net {
   void FindFusedChains();
   FusedSteps<Dtype>* FusedForwardAt(int i, int end);
   FusedSteps<Dtype>* FusedBackwardAt(int i, int end);
-  // The chain from layer i that recomputation may run fused (every member
-  // run again, none past `end`), or null.
-  FusedSteps<Dtype>* FusedRecomputeAt(int i, int end);
-  void RecomputeFused(FusedSteps<Dtype>* chain);
+  // The chain from layer i that recomputation run `run` may run fused
+  // (every member run again, none past `end`), or null.
+  FusedSteps<Dtype>* FusedRecomputeAt(int i, int end, int run);
+  void RecomputeFused(FusedSteps<Dtype>* chain, int run);
   // Resets the generator to its state before layer_id's first forward
   // where a replayed run starts (ReplayStartsAt).
   void ReplayFrom(int layer_id);

@@ -700,13 +700,19 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       << "for forward passes only; set force_backward: true in the net (its "
       << "plan then covers backward) or mem_param { optimize_test: false } "
       << "to run backward on it";
-  int recomputed = -1;  // the segment recomputed last in this pass
+  int recomputed = -1;  // the group recomputed last in this pass
+  int nested = -1;      // the nested part recomputed last
   for (int i = start; i >= end; --i) {
     if (memory_ && memory_->recomputes()) {
       const int s = memory_->SegmentOf(i);
-      if (s != recomputed && memory_->segments()[s].recompute) {
-        Recompute(s);
-        recomputed = s;
+      const mem::Segment& seg = memory_->segments()[s];
+      if (seg.recompute && seg.group != recomputed) {
+        Recompute(memory_->GroupBegin(s), memory_->GroupEnd(s), 0);
+        recomputed = seg.group;
+      }
+      if (seg.nested && s != nested) {
+        Recompute(seg.begin, seg.end, 1);
+        nested = s;
       }
     }
     if (!layer_need_backward_[i]) {
@@ -875,15 +881,15 @@ FusedSteps<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
 }
 
 template <typename Dtype>
-FusedSteps<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end) {
+FusedSteps<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end, int run) {
   FusedSteps<Dtype>* chain = chain_from_.empty() ? nullptr
                                                  : chain_from_[i].get();
   if (!chain || chain->last() > end || !MayFuse()) return nullptr;
   for (int k = chain->first(); k <= chain->last(); ++k)
     if (!memory_->recomputable(k)) return nullptr;
   if (!chain->in_place() &&
-      memory_->HandsOverWithin(memory_->RecomputeStep(chain->first()),
-                               memory_->RecomputeStep(chain->last())))
+      memory_->HandsOverWithin(memory_->RecomputeStep(chain->first(), run),
+                               memory_->RecomputeStep(chain->last(), run)))
     return nullptr;
   return chain->Fits(true) ? chain : nullptr;
 }
@@ -997,10 +1003,10 @@ void Net<Dtype>::ReplayFrom(int layer_id) {
 }
 
 template <typename Dtype>
-void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain) {
+void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
   for (int k = chain->first(); k <= chain->last(); ++k) {
     ReplayFrom(k);  // the members draw nothing; kept for what follows
-    BeforeStep(memory_->RecomputeStep(k));
+    BeforeStep(memory_->RecomputeStep(k, run));
     layers_[k]->set_recomputing(true);
   }
   const auto start_time = std::chrono::steady_clock::now();
@@ -1015,18 +1021,17 @@ void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain) {
   if (failed) std::rethrow_exception(failed);
   if (layer_timing_) recompute_ms_[chain->first()] += MsSince(start_time);
   for (int k = chain->first(); k <= chain->last(); ++k)
-    AfterStep(memory_->RecomputeStep(k));
+    AfterStep(memory_->RecomputeStep(k, run));
 }
 
 template <typename Dtype>
-void Net<Dtype>::Recompute(int segment) {
-  const mem::Segment& seg = memory_->segments()[segment];
+void Net<Dtype>::Recompute(int begin, int end, int run) {
   Caffe::RNG after_forward = Caffe::rng();
-  for (int i = seg.begin; i <= seg.end; ++i) {
+  for (int i = begin; i <= end; ++i) {
     if (!memory_->recomputable(i)) continue;
-    if (FusedSteps<Dtype>* chain = FusedRecomputeAt(i, seg.end)) {
+    if (FusedSteps<Dtype>* chain = FusedRecomputeAt(i, end, run)) {
       try {
-        RecomputeFused(chain);
+        RecomputeFused(chain, run);
       } catch (const std::exception& e) {
         Caffe::rng() = after_forward;
         Rethrow(LayerContext(i) + " (recomputing, run fused with the layers "
@@ -1036,7 +1041,7 @@ void Net<Dtype>::Recompute(int segment) {
       continue;
     }
     ReplayFrom(i);
-    const int step = memory_->RecomputeStep(i);
+    const int step = memory_->RecomputeStep(i, run);
     BeforeStep(step);
     layers_[i]->set_recomputing(true);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous

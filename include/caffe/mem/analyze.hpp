@@ -19,9 +19,10 @@
 //    blob (data and diff), memory read before anything writes it (a diff
 //    that must keep Caffe's zero fill), diffs when share_diff is false, and
 //    memory nothing uses.
-//  * A memory that recomputation fills again gets a second lifetime (a
-//    second buffer entry named "...@recompute") from its first recompute
-//    write on; a pinned memory keeps one, merged.
+//  * A memory that recomputation fills again gets a new lifetime (a buffer
+//    entry named "...@recompute", then "...@recompute2" for a nested
+//    part's third run) from each recompute run's first write on, unless
+//    that step also reads it (in place); a pinned memory keeps one, merged.
 //  * A layer's scratch memory (GraphLayer::scratch) gets one lifetime per
 //    step the layer runs (forward, recompute, backward), each one step
 //    long and named "<layer>/scratch@<step>"; the first has lifetime 0,
@@ -54,8 +55,9 @@ struct Buffer {
   int layer_id = -1;
   int kept_index = -1;
   std::string name;  // "<blob>", "<blob>(diff)" or "<layer>/kept<k>"
-  // 1 for the second lifetime a recomputation starts (or a later step's
-  // lifetime of a scratch memory), else 0.
+  // 0 for the first lifetime; n for the n-th one a recompute run starts
+  // (1, or 2 for a nested part's third run); 1 for every later step's
+  // lifetime of a scratch memory.
   int lifetime = 0;
   // A layer's per-call scratch (layer_id says whose): placed only while
   // its step runs.

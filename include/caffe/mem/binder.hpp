@@ -10,7 +10,7 @@
 //    back after its last use (AfterStep).  Check mode, on either, fills a
 //    blob buffer with NaN right after its last use (kept memory is not
 //    poisoned: it may hold integer indices).
-//  * Buffers with a recomputed second lifetime (STATIC) move to their second
+//  * Buffers with recomputed lifetimes (STATIC) move to each lifetime's
 //    place when that lifetime starts.
 //  * Scratch buffers (a layer's per-call scratch, one lifetime per step)
 //    are placed only while their step runs: BeforeStep points the memory
@@ -50,7 +50,7 @@ namespace mem {
 
 struct Binding {
   std::vector<SyncedMemory*> memory;  // per request: the buffer's memory
-  std::vector<int> lifetime;          // per request: 0, or 1 (recomputed)
+  std::vector<int> lifetime;          // per request: 0, or n (recomputed)
   std::vector<bool> kept;             // per request: a layer's kept memory
   std::vector<bool> scratch;          // per request: a layer's scratch
   std::vector<BufferRequest> requests;

@@ -78,19 +78,26 @@ class NetMemory : public StepHook {
   // Steps of one iteration (see mem/recompute.hpp MakeSchedule).
   int ForwardStep(int layer_id) const { return forward_step_[layer_id]; }
   int BackwardStep(int layer_id) const { return backward_step_[layer_id]; }
-  // -1 when layer `layer_id` is not run again.
-  int RecomputeStep(int layer_id) const { return recompute_step_[layer_id]; }
+  // -1 when layer `layer_id` is not run again.  Run 1 is a nested part's
+  // third run (-1 outside nested parts).
+  int RecomputeStep(int layer_id, int run = 0) const {
+    return run == 0 ? recompute_step_[layer_id] : nested_step_[layer_id];
+  }
   int num_steps() const { return static_cast<int>(schedule_.size()); }
   const std::vector<mem::Step>& schedule() const { return schedule_; }
   bool forward_only() const { return graph_.forward_only; }
   const mem::NetGraph& graph() const { return graph_; }
 
-  // Recomputation: the segments (one, not recomputed, without it), the
-  // segment of each layer, whether a layer may run twice, the blobs kept
+  // Recomputation: the segments (one, not recomputed, without it; with
+  // levels: 2, the parts of cut segments, mem/recompute.hpp), the
+  // segment of each layer, the first and last layer its group recomputes
+  // in one run, whether a layer may run twice, the blobs kept
   // at the segment ends, the extra forward work as a fraction of one
   // forward pass, and the planned bytes the same net needs without it.
   const std::vector<mem::Segment>& segments() const { return segments_; }
   int SegmentOf(int layer_id) const { return segment_of_[layer_id]; }
+  int GroupBegin(int segment) const { return group_begin_[segment]; }
+  int GroupEnd(int segment) const { return group_end_[segment]; }
   bool recomputes() const { return segments_.size() > 1; }
   bool recomputable(int layer_id) const {
     return facts_.recomputable[layer_id];
@@ -139,9 +146,17 @@ class NetMemory : public StepHook {
 
  private:
   bool ScanHandsOver(int first_step, int last_step) const;
-  void SetSegments(const std::vector<int>& boundaries);
+  void SetSegments(const std::vector<int>& boundaries,
+                   const std::vector<int>& inner = {});
   mem::Analysis AnalyzeNow() const;
+  // The outer boundaries; levels: 2 also sets inner_boundaries_.
   std::vector<int> ChooseBoundaries();
+  // SQRT with levels: 2 (the search is in net_memory.cpp).
+  std::vector<int> ChooseNested();
+  // Cuts splitting each recomputed segment of `outer` into parts[g]
+  // parts of about equal bytes (1: uncut).
+  std::vector<int> NestedCuts(const std::vector<int>& outer,
+                              const std::vector<int>& parts) const;
   std::vector<int> CheckpointBoundaries() const;
   // Forward cost the segments rerun, over one forward pass (facts_'s
   // costs: measured or estimated).
@@ -152,7 +167,8 @@ class NetMemory : public StepHook {
   // a run of misses).  Returns the keep flags; facts_ describe them.
   std::vector<bool> KeepWhatFits(const std::vector<int>& boundaries,
                                  size_t budget);
-  size_t PlannedBytes(const std::vector<int>& boundaries);
+  size_t PlannedBytes(const std::vector<int>& boundaries,
+                      const std::vector<int>& inner = {});
   // PlannedBytes's answers for the current facts_, by boundaries: the
   // choice of segments and Plan() itself ask for some splits more than
   // once (the unsplit net, the chosen split).  SetFacts clears them.
@@ -175,8 +191,10 @@ class NetMemory : public StepHook {
   // The schedule and where each layer's steps are in it.
   std::vector<mem::Segment> segments_;
   std::vector<mem::Step> schedule_;
-  std::vector<int> forward_step_, recompute_step_, backward_step_;
-  std::vector<int> segment_of_;
+  std::vector<int> forward_step_, recompute_step_, nested_step_,
+      backward_step_;
+  std::vector<int> segment_of_, group_begin_, group_end_;
+  std::vector<int> inner_boundaries_;
   std::vector<std::string> checkpoints_;
   double extra_forward_fraction_ = 0;
   size_t bytes_without_recompute_ = 0;

@@ -12,11 +12,20 @@
 //    inputs, just before its layers' backward.  The last segment's values
 //    are still live when backward starts, so it is never run twice.
 //  * MakeSchedule lists one iteration's steps: forward of every layer, then
-//    segment by segment from the last, the recompute steps of the segment's
-//    recomputable layers and the backward steps of all its layers (layers
-//    L-1 down to 0 overall, as without recomputation).
+//    group by group from the last, the recompute steps of the group's
+//    recomputable layers and, part by part from its last, a nested part's
+//    recompute steps again and the backward steps of all the part's layers
+//    (layers L-1 down to 0 overall, as without recomputation).
+//  * Nested recomputation (MakeNestedSegments): inner boundaries cut a
+//    recomputed segment again into parts.  Its recomputation still runs
+//    all its layers once; the values of every part but the last are then
+//    dropped after their last forward read, and each such part runs a
+//    third time just before its own backward, from the values kept at its
+//    inputs.  Only one part's interior is live during the segment's
+//    backward, for the cost of one more forward pass over those parts.
+//    The parts are Segments of their own, with the segment's `group`.
 //  * Extra forward work is the cost of the recomputed layers over the cost
-//    of one forward pass.  It depends only on the last boundary: every
+//    of one forward pass (nested parts count twice).  It depends only on the last boundary: every
 //    layer before it runs twice whatever the other boundaries are; those
 //    only trade the memory of kept inputs against segment interiors.
 //  * SqrtBoundaries: about sqrt(n) segments of equal bytes (Chen et al.
@@ -45,17 +54,36 @@ struct Segment {
   int begin = 0;  // first layer
   int end = 0;    // last layer (inclusive)
   bool recompute = false;
+  // A part of a recomputed segment that runs a third time, just before
+  // its backward (every part but the segment's last).
+  bool nested = false;
+  // Parts of one recomputed segment share its group and are recomputed in
+  // one run; without inner boundaries each segment is a group of its own.
+  int group = 0;
 };
 
 struct Step {
   enum Kind { kForward, kRecompute, kBackward };
   int layer = 0;
   Kind kind = kForward;
+  // Recompute steps: which run of recomputation, numbered from 1 in
+  // schedule order (a group's run, then each nested part's run); 0 for
+  // forward and backward steps.  A memory filled again by a later run
+  // starts a new lifetime (analyze.hpp).
+  int run = 0;
 };
 
 // Throws std::invalid_argument for boundaries out of [0, num_layers - 2].
 std::vector<Segment> MakeSegments(int num_layers,
                                   const std::vector<int>& boundaries);
+
+// `boundaries` as MakeSegments; each of `inner` (ascending) cuts the
+// recomputed segment that holds it, before that segment's last layer.
+// Throws std::invalid_argument for an inner boundary outside every
+// recomputed segment or at a segment's end.
+std::vector<Segment> MakeNestedSegments(int num_layers,
+                                        const std::vector<int>& boundaries,
+                                        const std::vector<int>& inner);
 
 // recomputable[i] false: layer i is never run twice (data layers, layers
 // whose forward changes state); its outputs are kept instead.
@@ -73,6 +101,12 @@ double ExtraForwardFraction(const std::vector<Segment>& segments,
 std::vector<int> EqualBytesBoundaries(const std::vector<int>& candidates,
                                       const std::vector<double>& layer_bytes,
                                       int last, int k);
+
+// Cuts, among `candidates` in [first, last - 1], that split layers
+// [first, last] into at most k parts of about equal bytes.
+std::vector<int> EqualBytesCuts(const std::vector<int>& candidates,
+                                const std::vector<double>& layer_bytes,
+                                int first, int last, int k);
 
 // About sqrt(n) segments of equal bytes over the whole net.
 std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,

@@ -73,6 +73,8 @@ struct MemoryReport {
   // and the planned activation bytes without recomputation.
   std::vector<std::string> checkpoints;
   std::vector<int> checkpoint_steps;
+  // recompute levels: 2: the parts that run a third time (mem/recompute.hpp).
+  int nested_parts = 0;
   double extra_forward_fraction = 0;
   size_t bytes_without_recompute = 0;
   bool costs_measured = false;  // mem_param.recompute.layer_costs

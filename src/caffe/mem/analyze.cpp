@@ -29,12 +29,20 @@ struct Uses {
   bool used() const { return last_use >= 0; }
 };
 
-// One use in the dry run; `again` marks a write by a recompute step.
+// One use in the dry run; `run` is the recompute run of a write by a
+// recompute step (Step::run), 0 for every other use.
 struct Use {
   int step;
   bool write;
-  bool again;
+  int run;
 };
+
+// True when `uses` read the memory at `step`.
+bool ReadAt(const std::vector<Use>& uses, int step) {
+  for (const Use& u : uses)
+    if (u.step == step && !u.write) return true;
+  return false;
+}
 
 // Buffers by memory, in order of first registration, with their uses.
 class Groups {
@@ -88,8 +96,8 @@ class Groups {
     auto it = index_.find(memory);
     return it == index_.end() ? -1 : it->second;
   }
-  void Record(int group, int step, bool write, bool again) {
-    uses_[group].push_back({step, write, again});
+  void Record(int group, int step, bool write, int run) {
+    uses_[group].push_back({step, write, run});
   }
   std::vector<Buffer>& buffers() { return buffers_; }
   const std::vector<Use>& uses(int group) const { return uses_[group]; }
@@ -111,8 +119,8 @@ class Groups {
 void RecordScratch(const GraphLayer& layer, int s, Groups* groups) {
   if (layer.scratch < 0 || !groups->plan_scratch()) return;
   const int g = groups->OfMemory(layer.scratch);
-  groups->Record(g, s, true, false);
-  groups->Record(g, s, false, false);
+  groups->Record(g, s, true, 0);
+  groups->Record(g, s, false, 0);
 }
 
 // One request per step that uses a scratch memory (none when unused).
@@ -144,31 +152,32 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
       const int reads = layer.backward_reads;
       for (size_t k = 0; k < layer.bottoms.size(); ++k) {
         if (reads & kReadsBottomData)
-          groups->Record(groups->OfBlob(layer.bottoms[k], false), s, false,
-                         false);
+          groups->Record(groups->OfBlob(layer.bottoms[k], false), s, false, 0);
         if (layer.bottom_need_backward[k])
-          groups->Record(groups->OfBlob(layer.bottoms[k], true), s, true,
-                         false);
+          groups->Record(groups->OfBlob(layer.bottoms[k], true), s, true, 0);
       }
       for (int id : layer.tops) {
         if (reads & kReadsTopData)
-          groups->Record(groups->OfBlob(id, false), s, false, false);
-        groups->Record(groups->OfBlob(id, true), s, false, false);
+          groups->Record(groups->OfBlob(id, false), s, false, 0);
+        groups->Record(groups->OfBlob(id, true), s, false, 0);
       }
-      for (int m : layer.kept)
-        groups->Record(groups->OfMemory(m), s, false, false);
+      for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, false, 0);
       RecordScratch(layer, s, groups);
       continue;
     }
-    const bool again = schedule[at].kind == Step::kRecompute;
+    // A schedule written by hand may leave recompute runs unnumbered: one
+    // run then.
+    const int run = schedule[at].kind != Step::kRecompute ? 0
+                    : schedule[at].run > 0                ? schedule[at].run
+                                                          : 1;
     for (int id : layer.bottoms)
-      groups->Record(groups->OfBlob(id, false), s, false, false);
+      groups->Record(groups->OfBlob(id, false), s, false, 0);
     // A view of a bottom is not a write: running it again must not start a
-    // second lifetime of memory it does not fill.
+    // new lifetime of memory it does not fill.
     for (size_t k = 0; k < layer.tops.size(); ++k)
       groups->Record(groups->OfBlob(layer.tops[k], false), s, true,
-                     again && !layer.top_is_view[k]);
-    for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, true, again);
+                     layer.top_is_view[k] ? 0 : run);
+    for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, true, run);
     RecordScratch(layer, s, groups);
   }
 }
@@ -255,18 +264,23 @@ Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
       }
     }
     const std::vector<Use>& uses = groups.uses(static_cast<int>(g));
-    // A second lifetime starts at the first recompute write; uses are in
-    // step order already.
-    int again_from = kNever;
-    for (const Use& u : uses)
-      if (u.again) again_from = std::min(again_from, u.step);
-    Uses life[2];
-    for (const Use& u : uses) {
-      Uses& l = life[(!buf.pinned && u.step >= again_from) ? 1 : 0];
+    // Each recompute run that fills the memory again starts a new
+    // lifetime at its first write, unless that step also reads the memory
+    // (in place: the value it reads is the lifetime going on) or the
+    // memory is pinned (one place).  Uses are in step order already.
+    std::vector<Uses> life(1);
+    int run = 0;  // the run that started the current lifetime
+    for (size_t k = 0; k < uses.size(); ++k) {
+      const Use& u = uses[k];
+      if (!buf.pinned && u.write && u.run > 0 && u.run != run &&
+          !ReadAt(uses, u.step)) {
+        life.emplace_back();
+        run = u.run;
+      }
       if (u.write) {
-        l.Write(u.step);
+        life.back().Write(u.step);
       } else {
-        l.Read(u.step);
+        life.back().Read(u.step);
       }
     }
     const Uses& u = life[0];
@@ -278,23 +292,25 @@ Analysis Analyze(const NetGraph& graph, const std::vector<Step>& schedule,
       buf.pinned = true;
       buf.pin_reason = "share_diff: false";
     }
-    if (!u.used() && !life[1].used() && !buf.pinned) {
+    if (!u.used() && life.size() == 1 && !buf.pinned) {
       buf.pinned = true;
       buf.pin_reason = "never used";
     }
-    if (buf.pinned && life[1].used()) {
+    if (buf.pinned && life.size() > 1) {
       // Pinned memory keeps one place: merge the lifetimes.
-      life[0].Write(life[1].first_write);
-      life[0].Read(life[1].last_use);
-      life[1] = Uses();
+      for (size_t l = 1; l < life.size(); ++l) {
+        if (life[l].first_write != kNever) life[0].Write(life[l].first_write);
+        life[0].Read(life[l].last_use);
+      }
+      life.resize(1);
     }
-    for (int l = 0; l < 2; ++l) {
-      if (l == 1 && !life[1].used()) break;
+    for (size_t l = 0; l < life.size(); ++l) {
       const Uses& v = life[l];
       Buffer entry = buf;
-      entry.lifetime = l;
+      entry.lifetime = static_cast<int>(l);
       entry.read = v.first_read != kNever;
       if (l == 1) entry.name += "@recompute";
+      if (l > 1) entry.name += "@recompute" + std::to_string(l);
       BufferRequest r;
       r.name = entry.name;
       r.bytes = graph.memories[buf.memory].bytes;

@@ -71,14 +71,14 @@ void Binder::BindStatic() {
   }
   std::set<SyncedMemory*> two_lives;
   for (size_t i = 0; i < b_.requests.size(); ++i)
-    if (b_.lifetime[i] == 1) two_lives.insert(b_.memory[i]);
+    if (b_.lifetime[i] >= 1) two_lives.insert(b_.memory[i]);
   for (size_t i = 0; i < b_.requests.size(); ++i) {
     const BufferRequest& r = b_.requests[i];
     if (!r.shareable || r.bytes == 0) continue;
     const Placement& pl = b_.plan.placements[i];
     address_[i] = slots_[pl.slot].get() + pl.offset;
     keeper_[i] = slots_[pl.slot];
-    // A buffer with a recomputed lifetime moves between its two places;
+    // A buffer with recomputed lifetimes moves between their places;
     // scratch is placed at each of its steps only.
     if (two_lives.count(b_.memory[i]) || b_.scratch[i])
       repoint_at_[r.first_step].push_back(static_cast<int>(i));

@@ -92,6 +92,13 @@ std::vector<std::string> CheckMemParam(const MemoryOptimizationParameter& p,
               rp.has_memory_budget_mb())
       << "mem_param.recompute of net '" << names.net
       << "': auto: BUDGET needs memory_budget_mb (a positive number of MB)";
+  CAFFE_CHECK(rp.levels() == 1 || rp.levels() == 2)
+      << "mem_param.recompute.levels of net '" << names.net << "' is "
+      << rp.levels() << "; it must be 1 (segments) or 2 (segments cut again)";
+  CAFFE_CHECK(rp.levels() == 1 || (rp.auto_() == RecomputeParameter_Auto_SQRT &&
+                                   rp.checkpoint_size() == 0))
+      << "mem_param.recompute of net '" << names.net
+      << "': levels: 2 needs auto: SQRT and no checkpoint list";
   std::vector<std::string> warnings;
   for (const std::string& name : p.exclude_blob()) {
     std::string w = CheckName("mem_param.exclude_blob", name, names);

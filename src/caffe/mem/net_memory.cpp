@@ -14,28 +14,44 @@ NetMemory::NetMemory(const mem::GraphSource* source,
                      MemoryResource* resource)
     : source_(source), param_(param), binder_(resource) {}
 
-void NetMemory::SetSegments(const std::vector<int>& boundaries) {
+void NetMemory::SetSegments(const std::vector<int>& boundaries,
+                            const std::vector<int>& inner) {
   const int num_layers = graph_.num_layers();
-  segments_ = mem::MakeSegments(num_layers, boundaries);
+  segments_ = mem::MakeNestedSegments(num_layers, boundaries, inner);
   schedule_ = mem::MakeSchedule(segments_, facts_.recomputable);
   forward_step_.assign(num_layers, -1);
   recompute_step_.assign(num_layers, -1);
+  nested_step_.assign(num_layers, -1);
   backward_step_.assign(num_layers, -1);
   segment_of_.assign(num_layers, 0);
-  for (size_t s = 0; s < segments_.size(); ++s)
+  group_begin_.assign(segments_.size(), 0);
+  group_end_.assign(segments_.size(), 0);
+  for (size_t s = 0; s < segments_.size(); ++s) {
     for (int i = segments_[s].begin; i <= segments_[s].end; ++i)
       segment_of_[i] = static_cast<int>(s);
+    size_t first = s, last = s;
+    while (first > 0 && segments_[first - 1].group == segments_[s].group)
+      --first;
+    while (last + 1 < segments_.size() &&
+           segments_[last + 1].group == segments_[s].group)
+      ++last;
+    group_begin_[s] = segments_[first].begin;
+    group_end_[s] = segments_[last].end;
+  }
   for (size_t s = 0; s < schedule_.size(); ++s) {
     const mem::Step& step = schedule_[s];
-    std::vector<int>& at = step.kind == mem::Step::kForward ? forward_step_
-                           : step.kind == mem::Step::kRecompute
-                               ? recompute_step_
-                               : backward_step_;
+    // A nested part's layers are recomputed twice: the group's run comes
+    // first in the schedule.
+    std::vector<int>& at =
+        step.kind == mem::Step::kForward ? forward_step_
+        : step.kind == mem::Step::kBackward ? backward_step_
+        : recompute_step_[step.layer] < 0   ? recompute_step_
+                                            : nested_step_;
     at[step.layer] = static_cast<int>(s);
   }
   checkpoints_.clear();
-  for (int b : boundaries)
-    checkpoints_.push_back(mem::SegmentEndName(graph_, b));
+  for (size_t s = 0; s + 1 < segments_.size(); ++s)
+    checkpoints_.push_back(mem::SegmentEndName(graph_, segments_[s].end));
   extra_forward_fraction_ = mem::ExtraForwardFraction(
       segments_, facts_.recomputable, facts_.layer_cost);
 }
@@ -58,11 +74,18 @@ void NetMemory::SetFacts(mem::RecomputeFacts facts) {
   planned_bytes_.clear();  // plans depend on what may be recomputed
 }
 
-size_t NetMemory::PlannedBytes(const std::vector<int>& boundaries) {
-  const auto known = planned_bytes_.find(boundaries);
+size_t NetMemory::PlannedBytes(const std::vector<int>& boundaries,
+                               const std::vector<int>& inner) {
+  // One key for both lists: -1 never is a boundary.
+  std::vector<int> key = boundaries;
+  if (!inner.empty()) {
+    key.push_back(-1);
+    key.insert(key.end(), inner.begin(), inner.end());
+  }
+  const auto known = planned_bytes_.find(key);
   if (known != planned_bytes_.end()) return known->second;
-  SetSegments(boundaries);
-  return planned_bytes_[boundaries] =
+  SetSegments(boundaries, inner);
+  return planned_bytes_[key] =
              mem::MakePlan(AnalyzeNow().requests, param_.level())
                  .total_bytes();
 }
@@ -102,6 +125,7 @@ std::vector<int> NetMemory::ChooseBoundaries() {
     case RecomputeParameter_Auto_NONE:
       return {};
     case RecomputeParameter_Auto_SQRT: {
+      if (rp.levels() == 2) return ChooseNested();
       // Small nets can need more with segments than without (the kept
       // inputs outweigh the interiors): then recompute nothing.
       const std::vector<int> b = mem::BestSublinearBoundaries(
@@ -204,6 +228,98 @@ std::vector<int> NetMemory::ChooseBoundaries() {
   return {};
 }
 
+std::vector<int> NetMemory::NestedCuts(const std::vector<int>& outer,
+                                       const std::vector<int>& parts) const {
+  const std::vector<mem::Segment> segments =
+      mem::MakeSegments(graph_.num_layers(), outer);
+  std::vector<int> cuts;
+  for (size_t g = 0; g < segments.size(); ++g) {
+    if (!segments[g].recompute || parts[g] < 2) continue;
+    for (int c : mem::EqualBytesCuts(facts_.boundary_candidates,
+                                     facts_.layer_bytes, segments[g].begin,
+                                     segments[g].end, parts[g]))
+      cuts.push_back(c);
+  }
+  return cuts;
+}
+
+std::vector<int> NetMemory::ChooseNested() {
+  // Outer splits: SQRT's choice, equal-bytes splits of the whole net into
+  // 2..12 segments, and, for 16 last cuts spread over the net, the layers
+  // before each split into 1..6 segments of equal bytes (cutting segments
+  // again favours fewer, larger ones, and the last segment, never
+  // recomputed, is live whole when backward starts).  Each is tried with
+  // every recomputed segment cut in two; the best four again with three
+  // and four parts; the best of all is then thinned, segment by segment,
+  // to the fewest parts that keep its peak.
+  const int n = graph_.num_layers();
+  const std::vector<int>& c = facts_.boundary_candidates;
+  auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
+  std::vector<std::vector<int> > outers;
+  auto add = [&outers](const std::vector<int>& b) {
+    if (!b.empty() &&
+        std::find(outers.begin(), outers.end(), b) == outers.end())
+      outers.push_back(b);
+  };
+  const std::vector<int> sqrt = mem::BestSublinearBoundaries(
+      c, facts_.layer_bytes, facts_.crossing_bytes, peak_of);
+  add(sqrt);
+  for (int k = 2; k <= 12; ++k)
+    add(mem::EqualBytesBoundaries(c, facts_.layer_bytes, n - 1, k));
+  const int num_c = static_cast<int>(c.size());
+  const int kLasts = 16;
+  for (int j = 1; j <= kLasts && num_c > 0; ++j) {
+    const int last = c[std::min(num_c - 1, (num_c * j) / kLasts)];
+    for (int k = 1; k <= 6; ++k) {
+      std::vector<int> b =
+          mem::EqualBytesCuts(c, facts_.layer_bytes, 0, last, k);
+      b.push_back(last);
+      add(b);
+    }
+  }
+  auto peak_with = [this](const std::vector<int>& outer, int m) {
+    return PlannedBytes(outer,
+                        NestedCuts(outer, std::vector<int>(outer.size() + 1, m)));
+  };
+  std::vector<std::pair<size_t, size_t> > by_peak;  // peak, outer index
+  for (size_t o = 0; o < outers.size(); ++o)
+    by_peak.push_back({peak_with(outers[o], 2), o});
+  std::sort(by_peak.begin(), by_peak.end());
+  size_t best_peak = sqrt.empty() ? PlannedBytes({}) : PlannedBytes(sqrt);
+  std::vector<int> best_outer = sqrt;
+  int best_m = 1;
+  for (size_t t = 0; t < by_peak.size() && t < 4; ++t) {
+    const std::vector<int>& outer = outers[by_peak[t].second];
+    for (int m = 2; m <= 4; ++m) {
+      const size_t p = peak_with(outer, m);
+      if (p < best_peak) {
+        best_peak = p;
+        best_outer = outer;
+        best_m = m;
+      }
+    }
+  }
+  if (best_outer.empty()) {
+    LOG(INFO) << "mem_param.recompute: no segments lower the planned peak "
+              << "of net '" << graph_.net_name << "'; nothing is recomputed";
+    return {};
+  }
+  std::vector<int> best_parts(best_outer.size() + 1, best_m);
+  for (size_t g = 0; g < best_parts.size(); ++g) {
+    for (int fewer = 1; fewer < best_parts[g]; ++fewer) {
+      std::vector<int> parts = best_parts;
+      parts[g] = fewer;
+      if (PlannedBytes(best_outer, NestedCuts(best_outer, parts)) <=
+          best_peak) {
+        best_parts = parts;
+        break;
+      }
+    }
+  }
+  inner_boundaries_ = NestedCuts(best_outer, best_parts);
+  return best_outer;
+}
+
 double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
   return mem::ExtraForwardFraction(
       mem::MakeSegments(graph_.num_layers(), boundaries), facts_.recomputable,
@@ -296,16 +412,17 @@ void NetMemory::Plan() {
                      rp.auto_() == RecomputeParameter_Auto_CHEAP;
   SetFacts(mem::StudyRecompute(
       graph_, cheap ? mem::ExpensiveLayers(graph_) : std::vector<bool>()));
+  inner_boundaries_.clear();
   std::vector<int> boundaries = ChooseBoundaries();
   if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});
-  SetSegments(boundaries);
+  SetSegments(boundaries, inner_boundaries_);
   analysis_ = AnalyzeNow();
   plan_ = mem::MakePlan(analysis_.requests, param_.level());
   hands_over_.clear();
   // "Unshared" is what Caffe 1.0 would allocate: each buffer once, not
   // once per lifetime.
   for (size_t i = 0; i < analysis_.buffers.size(); ++i)
-    if (analysis_.buffers[i].lifetime == 1)
+    if (analysis_.buffers[i].lifetime >= 1)
       plan_.unshared_bytes -= mem::AlignUp(analysis_.requests[i].bytes);
   // Nor once per aliased gradient: Caffe 1.0 gives each blob its diff.
   for (const mem::GraphLayer& l : graph_.layers)

@@ -20,11 +20,53 @@ std::vector<Segment> MakeSegments(int num_layers,
           "recompute boundary " + std::to_string(b) +
           " is not increasing or not inside layers 0.." +
           std::to_string(num_layers - 2));
-    segments.push_back({begin, b, true});
+    Segment s;
+    s.begin = begin;
+    s.end = b;
+    s.recompute = true;
+    s.group = static_cast<int>(segments.size());
+    segments.push_back(s);
     begin = b + 1;
   }
-  if (begin < num_layers) segments.push_back({begin, num_layers - 1, false});
+  if (begin < num_layers) {
+    Segment last;
+    last.begin = begin;
+    last.end = num_layers - 1;
+    last.group = static_cast<int>(segments.size());
+    segments.push_back(last);
+  }
   return segments;
+}
+
+std::vector<Segment> MakeNestedSegments(int num_layers,
+                                        const std::vector<int>& boundaries,
+                                        const std::vector<int>& inner) {
+  const std::vector<Segment> outer = MakeSegments(num_layers, boundaries);
+  std::vector<Segment> parts;
+  size_t next = 0;  // the first inner boundary not yet used
+  for (size_t g = 0; g < outer.size(); ++g) {
+    Segment part = outer[g];
+    part.group = static_cast<int>(g);
+    while (next < inner.size() && inner[next] < outer[g].end) {
+      const int b = inner[next];
+      if (!outer[g].recompute || b < part.begin)
+        throw std::invalid_argument(
+            "inner recompute boundary " + std::to_string(b) +
+            " is not increasing or not inside a recomputed segment");
+      Segment cut = part;
+      cut.end = b;
+      cut.nested = true;
+      parts.push_back(cut);
+      part.begin = b + 1;
+      ++next;
+    }
+    parts.push_back(part);
+  }
+  if (next < inner.size())
+    throw std::invalid_argument("inner recompute boundary " +
+                                std::to_string(inner[next]) +
+                                " ends a segment or lies past the last one");
+  return parts;
 }
 
 std::vector<Step> MakeSchedule(const std::vector<Segment>& segments,
@@ -32,12 +74,24 @@ std::vector<Step> MakeSchedule(const std::vector<Segment>& segments,
   std::vector<Step> steps;
   int num_layers = segments.empty() ? 0 : segments.back().end + 1;
   for (int i = 0; i < num_layers; ++i) steps.push_back({i, Step::kForward});
-  for (auto s = segments.rbegin(); s != segments.rend(); ++s) {
-    if (s->recompute)
-      for (int i = s->begin; i <= s->end; ++i)
-        if (recomputable[i]) steps.push_back({i, Step::kRecompute});
-    for (int i = s->end; i >= s->begin; --i)
-      steps.push_back({i, Step::kBackward});
+  int run = 0;
+  auto recompute = [&](int begin, int end) {
+    ++run;
+    for (int i = begin; i <= end; ++i)
+      if (recomputable[i]) steps.push_back({i, Step::kRecompute, run});
+  };
+  for (int last = static_cast<int>(segments.size()) - 1; last >= 0;) {
+    int first = last;  // the group's first part
+    while (first > 0 && segments[first - 1].group == segments[last].group)
+      --first;
+    if (segments[last].recompute)
+      recompute(segments[first].begin, segments[last].end);
+    for (int p = last; p >= first; --p) {
+      if (segments[p].nested) recompute(segments[p].begin, segments[p].end);
+      for (int i = segments[p].end; i >= segments[p].begin; --i)
+        steps.push_back({i, Step::kBackward});
+    }
+    last = first - 1;
   }
   return steps;
 }
@@ -50,7 +104,7 @@ double ExtraForwardFraction(const std::vector<Segment>& segments,
   for (const Segment& s : segments)
     if (s.recompute)
       for (int i = s.begin; i <= s.end; ++i)
-        if (recomputable[i]) extra += layer_cost[i];
+        if (recomputable[i]) extra += layer_cost[i] * (s.nested ? 2 : 1);
   return total > 0 ? extra / total : 0.0;
 }
 
@@ -81,6 +135,18 @@ std::vector<int> EqualBytesBoundaries(const std::vector<int>& candidates,
     next = best + 1;
   }
   return out;
+}
+
+std::vector<int> EqualBytesCuts(const std::vector<int>& candidates,
+                                const std::vector<double>& layer_bytes,
+                                int first, int last, int k) {
+  std::vector<int> inside;
+  for (int c : candidates)
+    if (c >= first && c < last) inside.push_back(c);
+  std::vector<double> bytes(layer_bytes.begin(),
+                            layer_bytes.begin() + last + 1);
+  std::fill(bytes.begin(), bytes.begin() + first, 0.0);
+  return EqualBytesBoundaries(inside, bytes, last, k);
 }
 
 std::vector<int> SqrtBoundaries(const std::vector<int>& candidates,

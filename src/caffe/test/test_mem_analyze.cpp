@@ -170,6 +170,35 @@ TEST(MemAnalyzeTest, RecomputationGivesASecondLifetime) {
   EXPECT_LT(a.requests[first].last_step, a.requests[second].first_step);
 }
 
+TEST(MemAnalyzeTest, NestedRecomputationGivesAThirdLifetime) {
+  Chain c;
+  const RecomputeFacts f = StudyRecompute(c.g);
+  // Layers 0-2 recomputed, cut again after layer 1 (L2): that part runs a
+  // third time, so 'a' (L1's top, L2 in place on it) lives three times.
+  const std::vector<Step> schedule = MakeSchedule(
+      MakeNestedSegments(c.g.num_layers(), {2}, {1}), f.recomputable);
+  const Analysis a = Analyze(c.g, schedule, AnalyzeOptions());
+  int first = -1, second = -1, third = -1;
+  ASSERT_TRUE(c.Find(a, "a", &first));
+  ASSERT_TRUE(c.Find(a, "a@recompute", &second));
+  ASSERT_TRUE(c.Find(a, "a@recompute2", &third));
+  EXPECT_EQ(a.buffers[second].lifetime, 1);
+  EXPECT_EQ(a.buffers[third].lifetime, 2);
+  EXPECT_LT(a.requests[first].last_step, a.requests[second].first_step);
+  EXPECT_LT(a.requests[second].last_step, a.requests[third].first_step);
+  // The group's run leaves 'a' after L3's backward read; the third run
+  // starts with L1's rerun and ends with L2's backward.
+  EXPECT_EQ(schedule[a.requests[second].last_step].layer, 2);
+  EXPECT_EQ(schedule[a.requests[second].last_step].kind, Step::kBackward);
+  EXPECT_EQ(schedule[a.requests[third].first_step].layer, 0);
+  EXPECT_EQ(schedule[a.requests[third].first_step].run, 2);
+  EXPECT_EQ(schedule[a.requests[third].last_step].layer, 1);
+  EXPECT_EQ(schedule[a.requests[third].last_step].kind, Step::kBackward);
+  // 'b' (L3's top) lies outside the nested part: two lifetimes only.
+  EXPECT_TRUE(c.Find(a, "b@recompute"));
+  EXPECT_FALSE(c.Find(a, "b@recompute2"));
+}
+
 // Gives layer `layer` a scratch memory of `bytes`; returns its index.
 int AddScratch(Chain* c, int layer, size_t bytes) {
   c->g.memories.resize(c->g.memories.size() + 1);

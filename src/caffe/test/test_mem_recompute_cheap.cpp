@@ -11,58 +11,13 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/block_net_util.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/util/expensive_layers.hpp"
 #include "caffe/util/io.hpp"
 
 namespace caffe {
 namespace {
-
-// `blocks` of conv -> [bn, scale, relu] in place, a residual sum every
-// second block, then a classifier.
-NetParameter BlockNet(int blocks) {
-  std::string text = R"(
-name: "blocks"
-layer { name: "data" type: "DummyData" top: "data" top: "label"
-  dummy_data_param {
-    shape { dim: 4 dim: 8 dim: 12 dim: 12 } shape { dim: 4 }
-    data_filler { type: "gaussian" std: 1 }
-    data_filler { type: "uniform" min: 0 max: 3.9 } } }
-)";
-  std::string in = "data";
-  for (int b = 0; b < blocks; ++b) {
-    const std::string c = "c" + std::to_string(b);
-    text += "layer { name: '" + c + "' type: 'Convolution' bottom: '" + in +
-            "' top: '" + c + "' convolution_param { num_output: 8 "
-            "kernel_size: 3 pad: 1 weight_filler { type: 'gaussian' "
-            "std: 0.2 } } }\n"
-            "layer { name: 'bn" + c + "' type: 'BatchNorm' bottom: '" + c +
-            "' top: '" + c + "' }\n"
-            "layer { name: 'sc" + c + "' type: 'Scale' bottom: '" + c +
-            "' top: '" + c + "' scale_param { bias_term: true } }\n"
-            "layer { name: 'relu" + c + "' type: 'ReLU' bottom: '" + c +
-            "' top: '" + c + "' }\n";
-    if (b % 2 == 1) {
-      const std::string sum = "sum" + std::to_string(b);
-      text += "layer { name: '" + sum + "' type: 'Eltwise' bottom: '" + in +
-              "' bottom: '" + c + "' top: '" + sum + "' }\n";
-      in = sum;
-    } else {
-      in = c;
-    }
-  }
-  text += "layer { name: 'pool' type: 'Pooling' bottom: '" + in +
-          "' top: 'pool' pooling_param { pool: AVE global_pooling: true } }\n"
-          "layer { name: 'ip' type: 'InnerProduct' bottom: 'pool' top: 'ip' "
-          "inner_product_param { num_output: 4 weight_filler { "
-          "type: 'gaussian' std: 0.5 } } }\n"
-          "layer { name: 'loss' type: 'SoftmaxWithLoss' bottom: 'ip' "
-          "bottom: 'label' top: 'loss' }\n";
-  NetParameter param;
-  ReadProtoFromTextString(text, "block net", &param);
-  param.mutable_state()->set_phase(TRAIN);
-  return param;
-}
 
 MemoryOptimizationParameter Cheap() {
   MemoryOptimizationParameter mp;

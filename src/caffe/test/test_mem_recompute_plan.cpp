@@ -59,6 +59,68 @@ TEST(RecomputePlanTest, ExtraWorkIsTheRecomputedLayersShare) {
                    ExtraForwardFraction(MakeSegments(4, {0, 1, 2}), again, cost));
 }
 
+TEST(RecomputePlanTest, InnerBoundariesCutRecomputedSegmentsIntoParts) {
+  // Segments 0-4 and 5-7 are recomputed, 8-9 is the last; 1 and 3 cut the
+  // first, 6 the second.
+  const std::vector<Segment> s = MakeNestedSegments(10, {4, 7}, {1, 3, 6});
+  ASSERT_EQ(6u, s.size());
+  const int want[6][4] = {// begin, end, nested, group
+                          {0, 1, 1, 0}, {2, 3, 1, 0}, {4, 4, 0, 0},
+                          {5, 6, 1, 1}, {7, 7, 0, 1}, {8, 9, 0, 2}};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(want[i][0], s[i].begin) << i;
+    EXPECT_EQ(want[i][1], s[i].end) << i;
+    EXPECT_EQ(want[i][2] == 1, s[i].nested) << i;
+    EXPECT_EQ(want[i][3], s[i].group) << i;
+    EXPECT_EQ(i < 5, s[i].recompute) << i;
+  }
+  // Without inner boundaries, the segments of MakeSegments.
+  const std::vector<Segment> flat = MakeNestedSegments(10, {4, 7}, {});
+  ASSERT_EQ(3u, flat.size());
+  for (size_t i = 0; i < flat.size(); ++i) {
+    EXPECT_FALSE(flat[i].nested);
+    EXPECT_EQ(static_cast<int>(i), flat[i].group);
+  }
+  // A cut at a segment's end, in the last segment, or out of order.
+  EXPECT_THROW(MakeNestedSegments(10, {4, 7}, {4}), std::invalid_argument);
+  EXPECT_THROW(MakeNestedSegments(10, {4, 7}, {8}), std::invalid_argument);
+  EXPECT_THROW(MakeNestedSegments(10, {4, 7}, {3, 1}), std::invalid_argument);
+}
+
+TEST(RecomputePlanTest, NestedPartsRunAThirdTimeBeforeTheirBackward) {
+  // Layers 0-3 recomputed as one run, cut after 1; 4-5 last.  Layer 0 is
+  // data.
+  const std::vector<bool> again = {false, true, true, true, true, true};
+  const std::vector<Step> steps =
+      MakeSchedule(MakeNestedSegments(6, {3}, {1}), again);
+  std::vector<std::vector<int> > got;  // layer, kind, run
+  for (const Step& s : steps) got.push_back({s.layer, s.kind, s.run});
+  const int F = Step::kForward, R = Step::kRecompute, B = Step::kBackward;
+  const std::vector<std::vector<int> > want = {
+      {0, F, 0}, {1, F, 0}, {2, F, 0}, {3, F, 0}, {4, F, 0}, {5, F, 0},
+      {5, B, 0}, {4, B, 0},
+      // The group's run: every layer of 0-3 but the data layer.
+      {1, R, 1}, {2, R, 1}, {3, R, 1}, {3, B, 0}, {2, B, 0},
+      // The nested part 0-1 again, just before its backward.
+      {1, R, 2}, {1, B, 0}, {0, B, 0}};
+  EXPECT_EQ(want, got);
+  // Its layers count twice in the extra work: layer 1 twice, 2 and 3
+  // once, over 6 layers of cost 1.
+  EXPECT_DOUBLE_EQ(4.0 / 6.0,
+                   ExtraForwardFraction(MakeNestedSegments(6, {3}, {1}),
+                                        again, std::vector<double>(6, 1.0)));
+}
+
+TEST(RecomputePlanTest, EqualBytesCutsSplitARangeOnly) {
+  const std::vector<double> bytes(10, 1.0);
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  // Layers 3-8 in three parts of two layers: cuts after 4 and 6.
+  EXPECT_EQ(std::vector<int>({4, 6}), EqualBytesCuts(all, bytes, 3, 8, 3));
+  EXPECT_TRUE(EqualBytesCuts(all, bytes, 3, 8, 1).empty());
+  // No candidate inside the range: no cut.
+  EXPECT_TRUE(EqualBytesCuts({0, 1, 8}, bytes, 3, 8, 3).empty());
+}
+
 TEST(RecomputePlanTest, EqualBytesSplitsAtCumulativeFractions) {
   // Ten layers of 1 byte; candidates everywhere: thirds of [0, 8] end at
   // layers 2 and 5.

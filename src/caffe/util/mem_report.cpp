@@ -83,7 +83,7 @@ PeakKind KindOf(const mem::Buffer& b, const mem::BufferRequest& q,
                 const std::set<int>& copied_diffs) {
   if (b.scratch) return kScratch;
   if (b.layer_id >= 0) return kLayerKept;
-  if (b.lifetime == 1) return kRecomputed;
+  if (b.lifetime >= 1) return kRecomputed;
   if (b.is_diff) {
     for (int id : b.blob_ids)
       if (copied_diffs.count(id)) return kGradientCopies;
@@ -185,7 +185,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
   // rest of their internal memory stays outside it.
   size_t kept_bytes = 0;
   for (size_t i = 0; i < memory.buffers().size(); ++i) {
-    if (memory.buffers()[i].lifetime == 1) continue;  // counted once
+    if (memory.buffers()[i].lifetime >= 1) continue;  // counted once
     r.activation_bytes += r.requests[i].bytes;
     if (memory.buffers()[i].layer_id >= 0 && !memory.buffers()[i].scratch)
       kept_bytes += r.requests[i].bytes;
@@ -222,7 +222,7 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     r.recompute_step.push_back(step.kind == mem::Step::kRecompute);
   }
   for (const mem::Buffer& b : memory.buffers())
-    r.recomputed_request.push_back(b.lifetime == 1 && !b.scratch);
+    r.recomputed_request.push_back(b.lifetime >= 1 && !b.scratch);
   r.workspace_limit = mem::WorkspaceLimitBytes(memory.param(), r.net_name);
   for (size_t i = 0; i < memory.buffers().size(); ++i) {
     const mem::Buffer& b = memory.buffers()[i];
@@ -232,6 +232,8 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     }
   }
   r.checkpoints = memory.checkpoints();
+  for (const mem::Segment& seg : memory.segments())
+    if (seg.nested) ++r.nested_parts;
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
   r.extra_forward_fraction = memory.extra_forward_fraction();
@@ -251,6 +253,8 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
         l.predicted = r.costs_measured || total_cost <= 0
                           ? memory.layer_cost(i)
                           : memory.layer_cost(i) / total_cost;
+        // A nested part reruns its layers twice: the group's run and its own.
+        if (memory.segments()[memory.SegmentOf(i)].nested) l.predicted *= 2;
       }
       r.recompute_layers.push_back(l);
     }
@@ -376,6 +380,9 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << Mib(r.plan.total_bytes()) << ")\n    extra forward work: "
       << Percent(static_cast<size_t>(r.extra_forward_fraction * 1e6), 1000000)
       << " of one forward pass\n";
+    if (r.nested_parts > 0)
+      s << "    nested (levels: 2): " << r.nested_parts
+        << " parts run a third time, just before their backward\n";
     s << FormatRecomputeLayers(r);
   }
   s << "  layer workspaces: largest planned "

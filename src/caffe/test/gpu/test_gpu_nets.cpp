@@ -154,6 +154,10 @@ TEST_P(GpuZooTest, MemParamAndRecomputeAreBitIdenticalOnTheGpu) {
   sqrt_recompute.mutable_recompute()->set_auto_(RecomputeParameter_Auto_SQRT);
   ExpectBitIdentical(base, TrainIn(Caffe::GPU, net, &sqrt_recompute, iters),
                      m.name + " SQRT recomputation");
+  MemoryOptimizationParameter nested = sqrt_recompute;
+  nested.mutable_recompute()->set_levels(2);
+  ExpectBitIdentical(base, TrainIn(Caffe::GPU, net, &nested, iters),
+                     m.name + " SQRT levels: 2 (nested) recomputation");
 }
 
 TEST_P(GpuZooTest, GpuTrainingFollowsCpu) {

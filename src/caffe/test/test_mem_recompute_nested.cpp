@@ -1,0 +1,123 @@
+// Nested recomputation (mem_param.recompute { auto: SQRT levels: 2 }) on
+// real nets: recomputed segments cut again into parts, every part but the
+// last run a third time just before its backward.  Training stays
+// bit-identical to training without mem_param (Dropout masks replayed on
+// every run, BatchNorm's statistics advanced once), the plan is never
+// larger than SQRT's single level and smaller on a deep block net, and bad
+// settings are refused by name.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "caffe/caffe.hpp"
+#include "caffe/test/block_net_util.hpp"
+#include "caffe/test/mem_trajectory_util.hpp"
+#include "caffe/test/model_zoo_util.hpp"
+#include "caffe/util/mem_report.hpp"
+
+namespace caffe {
+namespace {
+
+MemoryOptimizationParameter Sqrt(int levels) {
+  MemoryOptimizationParameter mp;
+  mp.set_check(true);
+  mp.mutable_recompute()->set_auto_(RecomputeParameter_Auto_SQRT);
+  mp.mutable_recompute()->set_levels(levels);
+  return mp;
+}
+
+TEST(NestedRecomputeTest, DeepBlockNetNestsTrainsBitIdenticallyAndPlansLess) {
+  const NetParameter net = BlockNet(18, 3);
+  const Trajectory base = TrainTrajectory(net, nullptr, 4);
+  const MemoryOptimizationParameter one = Sqrt(1), two = Sqrt(2);
+  const Trajectory single = TrainTrajectory(net, &one, 4);
+  const Trajectory nested = TrainTrajectory(net, &two, 4);
+  ExpectBitIdentical(base, single, "SQRT");
+  ExpectBitIdentical(base, nested, "SQRT levels 2");
+  EXPECT_LT(nested.planned_bytes, single.planned_bytes);
+  MemoryOptimizationParameter dynamic = two;
+  dynamic.set_release(MemoryOptimizationParameter_Release_DYNAMIC);
+  ExpectBitIdentical(base, TrainTrajectory(net, &dynamic, 4),
+                     "SQRT levels 2 DYNAMIC");
+
+  // The chosen plan has nested parts, and their layers run a third time
+  // after the group's run and before their own backward.
+  NetParameter p = net;
+  p.mutable_mem_param()->CopyFrom(two);
+  Net<float> n(p);
+  const NetMemory& m = *n.memory();
+  int nested_parts = 0;
+  for (size_t s = 0; s < m.segments().size(); ++s) {
+    const mem::Segment& seg = m.segments()[s];
+    if (!seg.nested) continue;
+    ++nested_parts;
+    EXPECT_TRUE(seg.recompute);
+    EXPECT_LT(seg.end, m.GroupEnd(static_cast<int>(s)));
+    for (int i = seg.begin; i <= seg.end; ++i) {
+      if (!m.recomputable(i)) continue;
+      EXPECT_GT(m.RecomputeStep(i, 1), m.RecomputeStep(i, 0)) << i;
+      EXPECT_GT(m.RecomputeStep(i, 1), m.BackwardStep(seg.end + 1)) << i;
+      EXPECT_LT(m.RecomputeStep(i, 1), m.BackwardStep(i)) << i;
+    }
+  }
+  EXPECT_GT(nested_parts, 0);
+  // Some buffer lives three times.
+  bool third = false;
+  for (const mem::Buffer& b : m.buffers()) third = third || b.lifetime == 2;
+  EXPECT_TRUE(third);
+  // `caffe mem`'s report counts the parts, and its planned run (nested
+  // recomputation and all) measures within the plan.
+  const MemoryReport r = BuildMemoryReport(p, TRAIN, 2);
+  EXPECT_EQ(r.nested_parts, nested_parts);
+  const std::string text = FormatMemoryReport(r);
+  EXPECT_NE(text.find("nested (levels: 2): " + std::to_string(nested_parts) +
+                      " parts"),
+            std::string::npos)
+      << text;
+}
+
+TEST(NestedRecomputeTest, BadLevelsAreRefusedByName) {
+  NetParameter p = BlockNet(3);
+  MemoryOptimizationParameter mp = Sqrt(3);
+  p.mutable_mem_param()->CopyFrom(mp);
+  try {
+    Net<float> n(p);
+    FAIL() << "levels: 3 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("levels"), std::string::npos)
+        << e.what();
+  }
+  mp = Sqrt(2);
+  mp.mutable_recompute()->set_auto_(RecomputeParameter_Auto_CHEAP);
+  p.mutable_mem_param()->CopyFrom(mp);
+  try {
+    Net<float> n(p);
+    FAIL() << "levels: 2 with CHEAP was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("auto: SQRT"), std::string::npos)
+        << e.what();
+  }
+}
+
+// ResNet-50 and GoogLeNet (branches, Eltwise, Concat) train identically
+// with nested recomputation, in a plan no larger than SQRT's.
+TEST(NestedRecomputeTest, BranchyZooNetsTrainBitIdentically) {
+  for (const ZooModel& m : ZooModels()) {
+    if (m.name != "resnet50" && m.name != "googlenet") continue;
+    NetParameter net = ZooTrainVal(m, 1);
+    net.mutable_state()->set_phase(TRAIN);
+    const Trajectory base = TrainTrajectory(net, nullptr, 2);
+    const MemoryOptimizationParameter one = Sqrt(1), two = Sqrt(2);
+    const Trajectory nested = TrainTrajectory(net, &two, 2);
+    ExpectBitIdentical(base, nested, m.name + " SQRT levels 2");
+    NetParameter p = net;
+    p.mutable_mem_param()->CopyFrom(one);
+    Net<float> single(p);
+    EXPECT_LE(nested.planned_bytes, single.memory()->plan().total_bytes())
+        << m.name;
+  }
+}
+
+}  // namespace
+}  // namespace caffe
