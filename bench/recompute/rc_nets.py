@@ -5,19 +5,21 @@
       models/NET/train_val.prototxt at BATCH with DummyData inputs, built by
       bench/memory/mem_bench.py (NET_plain: no mem_param, NET_mem:
       mem_param level 2 STATIC), plus NET_sqrt: NET_mem with
-      mem_param.recompute { auto: SQRT }.
+      mem_param.recompute { auto: SQRT }, and NET_sqrt2: the same with
+      levels: 2 (nested recomputation).
   rc_nets.py plain DEPLOY OUTDIR NAME
       A plain chain written by `models/gen_models.py plain` (a deploy net:
       Input -> convs -> pool -> fc -> Softmax) turned into a training net:
       its Input becomes DummyData with a "label" top (gaussian images, label
       0) and the final Softmax a SoftmaxWithLoss. Writes NAME_plain, NAME_mem
       and NAME_sqrt (.prototxt) like `resnet`.
-  rc_nets.py search NET BUDGET_BYTES LO HI
-      For NET_mem and NET_sqrt, the largest batch in [LO, HI] whose planned
+  rc_nets.py search NET BUDGET_BYTES LO HI [VARIANTS]
+      For NET_mem, NET_sqrt and NET_sqrt2, the largest batch in [LO, HI] whose planned
       activations and gradients (the plan `mem_param` applies, read from
       pycaffe's Net.memory_report() after building the net -- no iteration
       runs) stay within BUDGET_BYTES. Prints "PROBE caffe <variant> <batch>
       <bytes>" per probe and one "RESULT caffe <variant> ..." line each.
+      VARIANTS: a comma-separated subset of mem,sqrt,sqrt2 (default all).
 
 Only Debian's /usr/bin/python3 runs this (generated caffe_pb2, pycaffe built
 in python/caffe).
@@ -71,14 +73,17 @@ def write_net(param, path):
         f.write(text_format.MessageToString(param))
 
 
-def write_sqrt(mem_path, sqrt_path):
-    """The mem_param copy with SQRT recomputation added; everything else in
-    mem_param stays as the memory benchmark set it."""
+def write_sqrt(mem_path, sqrt_path, levels=1):
+    """The mem_param copy with SQRT recomputation added (nested with
+    levels=2); everything else in mem_param stays as the memory benchmark
+    set it."""
     caffe_pb2, _ = proto()
     param = read_net(mem_path)
     if not param.HasField("mem_param"):
         fail("%s has no mem_param to add recomputation to" % mem_path)
     param.mem_param.recompute.auto = caffe_pb2.RecomputeParameter.SQRT
+    if levels != 1:
+        param.mem_param.recompute.levels = levels
     write_net(param, sqrt_path)
 
 
@@ -86,6 +91,7 @@ def resnet_nets(net, batch, outdir):
     mem_bench.make_nets(net, batch, outdir)
     base = os.path.join(outdir, net)
     write_sqrt(base + "_mem.prototxt", base + "_sqrt.prototxt")
+    write_sqrt(base + "_mem.prototxt", base + "_sqrt2.prototxt", levels=2)
     return base
 
 
@@ -149,9 +155,9 @@ def planned_bytes(model):
     return planned
 
 
-def search(net, budget, lo, hi):
+def search(net, budget, lo, hi, variants=("mem", "sqrt", "sqrt2")):
     with tempfile.TemporaryDirectory(prefix="rc_search_") as tmp:
-        for variant in ("mem", "sqrt"):
+        for variant in variants:
             def probe(batch):
                 d = os.path.join(tmp, str(batch))
                 if not os.path.isdir(d):
@@ -170,14 +176,16 @@ def search(net, budget, lo, hi):
 
 def main(argv):
     usage = ("usage: rc_nets.py resnet NET BATCH OUTDIR | plain DEPLOY OUTDIR "
-             "NAME | search NET BUDGET_BYTES LO HI")
+             "NAME | search NET BUDGET_BYTES LO HI [VARIANTS]")
     try:
         if argv[:1] == ["resnet"] and len(argv) == 4:
             resnet_nets(argv[1], int(argv[2]), argv[3])
         elif argv[:1] == ["plain"] and len(argv) == 4:
             plain_nets(argv[1], argv[2], argv[3])
-        elif argv[:1] == ["search"] and len(argv) == 5:
-            search(argv[1], int(float(argv[2])), int(argv[3]), int(argv[4]))
+        elif argv[:1] == ["search"] and len(argv) in (5, 6):
+            variants = argv[5].split(",") if len(argv) == 6 else None
+            search(argv[1], int(float(argv[2])), int(argv[3]), int(argv[4]),
+                   *([variants] if variants else []))
         else:
             fail(usage)
     except ValueError as e:

@@ -193,6 +193,7 @@ def main_section(s, mems, times):
     runs = mem_runs(mems, "main")
     mem = runs.get(("resnet", 50, "mem"))
     sq = runs.get(("resnet", 50, "sqrt"))
+    sq2 = runs.get(("resnet", 50, "sqrt2"))
     share_plan = mem["plan_act"] if mem else (sq["without_act"] if sq else None)
     lines = ["## 1. ResNet-50, batch %s: memory and time\n" % s["batch"]]
     lines.append("| configuration | planned act.+grad. MiB | % of sharing-only "
@@ -210,6 +211,9 @@ def main_section(s, mems, times):
     if sq:
         rows.append(("mem_param + recompute SQRT", sq["plan_act"],
                      sq["measured_act"], sq["measured_planned"]))
+    if sq2:
+        rows.append(("mem_param + recompute SQRT levels: 2", sq2["plan_act"],
+                     sq2["measured_act"], sq2["measured_planned"]))
     for name, plan, meas, total in rows:
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
             name, mib(plan), pct(ratio(plan, share_plan)), mib(meas),
@@ -254,14 +258,16 @@ def main_section(s, mems, times):
     lines.append("| --- |" + " ---: |" * 4)
     names = {"plain": "Caffe 1.0 layout (no mem_param)",
              "mem": "mem_param, sharing only",
-             "sqrt": "mem_param + recompute SQRT"}
-    for v in ("plain", "mem", "sqrt"):
+             "sqrt": "mem_param + recompute SQRT",
+             "sqrt2": "mem_param + recompute SQRT levels: 2"}
+    for v in ("plain", "mem", "sqrt", "sqrt2"):
         if v not in t:
             continue
         ms, rec, rss = t[v]
         lines.append("| %s | %s | %s | %s | %s |" % (
             names[v], "n/a" if ms is None else "%.1f" % ms,
-            "%.1f" % rec if v == "sqrt" and rec is not None else "-",
+            "%.1f" % rec if v.startswith("sqrt") and rec is not None
+            else "-",
             "n/a" if ratio(ms, share_ms) is None
             else "%.3f" % ratio(ms, share_ms), mib(rss)))
     lines.append("")
@@ -420,8 +426,9 @@ def budget_section(s, searches):
         for variant, r in sorted(parsed["results"].items()):
             if who == "caffe":
                 config = {"mem": "mem_param, sharing only",
-                          "sqrt": "mem_param + recompute SQRT"}.get(variant,
-                                                                     variant)
+                          "sqrt": "mem_param + recompute SQRT",
+                          "sqrt2": "mem_param + recompute SQRT levels: 2"
+                          }.get(variant, variant)
                 how = "plan (`Net.memory_report()`)"
                 fw = "LeanCaffe"
             else:
@@ -458,6 +465,11 @@ def budget_section(s, searches):
     if c0 and c1:
         gains.append("LeanCaffe: SQRT fits %.2fx the batch of sharing only." %
                      (c1 / float(c0)))
+    c2 = best.get(("caffe", "sqrt2"))
+    if c0 and c2:
+        gains.append("LeanCaffe: SQRT with levels: 2 fits %.2fx the batch of "
+                     "sharing only." % (c2 / float(c0)))
+    c1 = max(c1 or 0, c2 or 0) or None  # the best recomputation
     t0 = [v for (w, k), v in best.items() if w == "torch0"]
     t1 = [v for (w, k), v in best.items() if w == "torchS"]
     if t0 and t1 and t0[0] and t1[0]:

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Recomputation benchmark (mem_param.recompute): memory and time of SQRT
-# recomputation against sharing only, its growth with depth, and the largest
+# recomputation (one level, and nested with levels: 2) against sharing only, its growth with depth, and the largest
 # batch that fits a memory budget, next to PyTorch's checkpoint_sequential.
 #
 # Parts (PARTS, all by default):
 #   main    ResNet-50 at $BATCH (DummyData): `caffe mem -phase TRAIN -level 2`
-#           with sharing only and with SQRT (plans, measured peaks), and
-#           $RUNS x `caffe time -phase TRAIN -iterations $ITERS` under
-#           /usr/bin/time -v for no mem_param, sharing only and SQRT.
+#           with sharing only, SQRT and SQRT levels: 2 (plans, measured
+#           peaks), and $RUNS x `caffe time -phase TRAIN -iterations $ITERS`
+#           under /usr/bin/time -v for no mem_param, sharing only, SQRT and
+#           SQRT levels: 2, interleaved.
 #   sweep   `caffe mem` with sharing only and with SQRT for $RESNETS at
 #           $DEPTH_BATCH and plain chains of $PLAIN_DEPTHS at $PLAIN_BATCH
 #           (models/gen_models.py plain, made trainable by rc_nets.py).
 #   budget  the largest ResNet-50 batch whose activations and gradients stay
-#           within $BUDGET_GB GiB: LeanCaffe from the plan alone (pycaffe,
-#           nothing runs), PyTorch 1.13 measured one step per probe without
+#           within $BUDGET_GB GiB: LeanCaffe (sharing only, SQRT, SQRT
+#           levels: 2) from the plan alone (pycaffe, nothing runs), PyTorch 1.13 measured one step per probe without
 #           and with checkpoint_sequential (as many segments as LeanCaffe's
 #           SQRT plan has, unless TORCH_SEGMENTS is set).
 # rc_report.py turns the logs into $OUT (markdown, with which targets are
@@ -124,9 +125,9 @@ caffe_mem() {
 if has_part main; then
     echo "== ResNet-50, batch $BATCH: plans and measured peaks" >&2
     "$PYTHON" "$HERE/rc_nets.py" resnet resnet50 "$BATCH" "$TMP/main" || die "cannot build the ResNet-50 nets"
-    for v in mem sqrt; do caffe_mem main resnet 50 "$v" "$TMP/main/resnet50_$v.prototxt"; done
-    variants="mem sqrt"
-    [ "$TIME_PLAIN" = 1 ] && variants="plain mem sqrt"
+    for v in mem sqrt sqrt2; do caffe_mem main resnet 50 "$v" "$TMP/main/resnet50_$v.prototxt"; done
+    variants="mem sqrt sqrt2"
+    [ "$TIME_PLAIN" = 1 ] && variants="plain mem sqrt sqrt2"
     for r in $(seq 1 "$RUNS"); do
         for v in $variants; do
             log="$TMP/time_${v}_$r.log"
