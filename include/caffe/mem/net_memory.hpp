@@ -151,8 +151,11 @@ class NetMemory : public StepHook {
   mem::Analysis AnalyzeNow() const;
   // The outer boundaries; levels: 2 also sets inner_boundaries_.
   std::vector<int> ChooseBoundaries();
-  // SQRT with levels: 2 (the search is in net_memory.cpp).
-  std::vector<int> ChooseNested();
+  // levels: 2 (the search is in net_memory.cpp): SQRT's smallest peak
+  // when `budget` is 0, else BUDGET's least extra cost within it (empty
+  // when none fits); *smallest_peak gets the least peak tried.
+  std::vector<int> ChooseNested(size_t budget = 0,
+                                size_t* smallest_peak = nullptr);
   // Cuts splitting each recomputed segment of `outer` into parts[g]
   // parts of about equal bytes (1: uncut).
   std::vector<int> NestedCuts(const std::vector<int>& outer,

@@ -95,10 +95,12 @@ std::vector<std::string> CheckMemParam(const MemoryOptimizationParameter& p,
   CAFFE_CHECK(rp.levels() == 1 || rp.levels() == 2)
       << "mem_param.recompute.levels of net '" << names.net << "' is "
       << rp.levels() << "; it must be 1 (segments) or 2 (segments cut again)";
-  CAFFE_CHECK(rp.levels() == 1 || (rp.auto_() == RecomputeParameter_Auto_SQRT &&
-                                   rp.checkpoint_size() == 0))
+  CAFFE_CHECK(rp.levels() == 1 ||
+              ((rp.auto_() == RecomputeParameter_Auto_SQRT ||
+                rp.auto_() == RecomputeParameter_Auto_BUDGET) &&
+               rp.checkpoint_size() == 0))
       << "mem_param.recompute of net '" << names.net
-      << "': levels: 2 needs auto: SQRT and no checkpoint list";
+      << "': levels: 2 needs auto: SQRT or BUDGET and no checkpoint list";
   std::vector<std::string> warnings;
   for (const std::string& name : p.exclude_blob()) {
     std::string w = CheckName("mem_param.exclude_blob", name, names);

@@ -189,6 +189,13 @@ std::vector<int> NetMemory::ChooseBoundaries() {
         smallest = std::min(smallest, p);
         if (p <= budget) fitting.push_back(b);
       }
+      if (fitting.empty() && rp.levels() == 2) {
+        // No single level fits: segments cut again may.
+        size_t nested_smallest = smallest;
+        const std::vector<int> b = ChooseNested(budget, &nested_smallest);
+        if (!b.empty()) return b;
+        smallest = std::min(smallest, nested_smallest);
+      }
       CAFFE_CHECK(!fitting.empty())
           << "mem_param.recompute: no recomputation plan of net '"
           << graph_.net_name << "' fits memory_budget_mb: "
@@ -243,15 +250,18 @@ std::vector<int> NetMemory::NestedCuts(const std::vector<int>& outer,
   return cuts;
 }
 
-std::vector<int> NetMemory::ChooseNested() {
+std::vector<int> NetMemory::ChooseNested(size_t budget,
+                                         size_t* smallest_peak) {
   // Outer splits: SQRT's choice, equal-bytes splits of the whole net into
   // 2..12 segments, and, for 16 last cuts spread over the net, the layers
   // before each split into 1..6 segments of equal bytes (cutting segments
   // again favours fewer, larger ones, and the last segment, never
   // recomputed, is live whole when backward starts).  Each is tried with
   // every recomputed segment cut in two; the best four again with three
-  // and four parts; the best of all is then thinned, segment by segment,
-  // to the fewest parts that keep its peak.
+  // and four parts.  Without a budget the smallest peak wins; with one,
+  // the least extra forward cost among those that fit.  The winner is
+  // then thinned, segment by segment, to the fewest parts that keep its
+  // peak (or the budget).
   const int n = graph_.num_layers();
   const std::vector<int>& c = facts_.boundary_candidates;
   auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
@@ -277,40 +287,71 @@ std::vector<int> NetMemory::ChooseNested() {
       add(b);
     }
   }
-  auto peak_with = [this](const std::vector<int>& outer, int m) {
-    return PlannedBytes(outer,
-                        NestedCuts(outer, std::vector<int>(outer.size() + 1, m)));
+  struct Tried {
+    size_t outer;
+    int parts;  // every recomputed segment cut into this many
+    size_t peak;
   };
-  std::vector<std::pair<size_t, size_t> > by_peak;  // peak, outer index
+  std::vector<Tried> tried;
+  auto uniform = [](const std::vector<int>& outer, int m) {
+    return std::vector<int>(outer.size() + 1, m);
+  };
+  auto cost_of = [&](const Tried& t) {
+    const std::vector<int>& outer = outers[t.outer];
+    return mem::ExtraForwardFraction(
+        mem::MakeNestedSegments(n, outer,
+                                NestedCuts(outer, uniform(outer, t.parts))),
+        facts_.recomputable, facts_.layer_cost);
+  };
   for (size_t o = 0; o < outers.size(); ++o)
-    by_peak.push_back({peak_with(outers[o], 2), o});
-  std::sort(by_peak.begin(), by_peak.end());
-  size_t best_peak = sqrt.empty() ? PlannedBytes({}) : PlannedBytes(sqrt);
-  std::vector<int> best_outer = sqrt;
-  int best_m = 1;
+    tried.push_back({o, 2, PlannedBytes(outers[o], NestedCuts(
+                                                       outers[o],
+                                                       uniform(outers[o], 2)))});
+  std::vector<Tried> by_peak = tried;
+  std::stable_sort(by_peak.begin(), by_peak.end(),
+                   [](const Tried& a, const Tried& b) {
+                     return a.peak < b.peak;
+                   });
   for (size_t t = 0; t < by_peak.size() && t < 4; ++t) {
-    const std::vector<int>& outer = outers[by_peak[t].second];
-    for (int m = 2; m <= 4; ++m) {
-      const size_t p = peak_with(outer, m);
-      if (p < best_peak) {
-        best_peak = p;
-        best_outer = outer;
-        best_m = m;
+    const std::vector<int>& outer = outers[by_peak[t].outer];
+    for (int m = 3; m <= 4; ++m)
+      tried.push_back({by_peak[t].outer, m,
+                       PlannedBytes(outer, NestedCuts(outer, uniform(outer, m)))});
+  }
+  if (!sqrt.empty()) tried.push_back({0, 1, PlannedBytes(sqrt)});
+  const size_t without = PlannedBytes({});
+  const Tried* best = nullptr;
+  double best_cost = 0;
+  size_t smallest = without;
+  for (const Tried& t : tried) {
+    smallest = std::min(smallest, t.peak);
+    if (budget == 0) {
+      if (t.peak < (best ? best->peak : without)) best = &t;
+    } else if (t.peak <= budget) {
+      const double cost = cost_of(t);
+      if (!best || cost < best_cost) {
+        best = &t;
+        best_cost = cost;
       }
     }
   }
-  if (best_outer.empty()) {
-    LOG(INFO) << "mem_param.recompute: no segments lower the planned peak "
-              << "of net '" << graph_.net_name << "'; nothing is recomputed";
+  if (smallest_peak) *smallest_peak = smallest;
+  if (!best) {
+    if (budget == 0)
+      LOG(INFO) << "mem_param.recompute: no segments lower the planned "
+                << "peak of net '" << graph_.net_name
+                << "'; nothing is recomputed";
     return {};
   }
-  std::vector<int> best_parts(best_outer.size() + 1, best_m);
+  const std::vector<int> best_outer = outers[best->outer];
+  const size_t keep_within = budget == 0 ? best->peak : budget;
+  std::vector<int> best_parts = uniform(best_outer, best->parts);
   for (size_t g = 0; g < best_parts.size(); ++g) {
     for (int fewer = 1; fewer < best_parts[g]; ++fewer) {
       std::vector<int> parts = best_parts;
       parts[g] = fewer;
       if (PlannedBytes(best_outer, NestedCuts(best_outer, parts)) <=
-          best_peak) {
+          keep_within) {
         best_parts = parts;
         break;
       }

@@ -77,6 +77,33 @@ TEST(NestedRecomputeTest, DeepBlockNetNestsTrainsBitIdenticallyAndPlansLess) {
       << text;
 }
 
+TEST(NestedRecomputeTest, BudgetTurnsToNestingWhenNoSingleLevelFits) {
+  const NetParameter net = BlockNet(18, 3);
+  const MemoryOptimizationParameter two = Sqrt(2);
+  NetParameter p = net;
+  p.mutable_mem_param()->CopyFrom(two);
+  const size_t nested_peak = Net<float>(p).memory()->plan().total_bytes();
+  // A budget that only a nested plan meets.
+  MemoryOptimizationParameter budget;
+  budget.set_check(true);
+  budget.mutable_recompute()->set_auto_(RecomputeParameter_Auto_BUDGET);
+  budget.mutable_recompute()->set_memory_budget_mb((nested_peak + 64) /
+                                                   (1024.0 * 1024.0));
+  p.mutable_mem_param()->CopyFrom(budget);
+  EXPECT_THROW(Net<float> n(p), Error) << "one level fits the budget";
+  budget.mutable_recompute()->set_levels(2);
+  const Trajectory base = TrainTrajectory(net, nullptr, 3);
+  const Trajectory fits = TrainTrajectory(net, &budget, 3);
+  ExpectBitIdentical(base, fits, "BUDGET levels 2");
+  EXPECT_LE(fits.planned_bytes, nested_peak + 64);
+  p.mutable_mem_param()->CopyFrom(budget);
+  Net<float> n(p);
+  bool nested = false;
+  for (const mem::Segment& seg : n.memory()->segments())
+    nested = nested || seg.nested;
+  EXPECT_TRUE(nested);
+}
+
 TEST(NestedRecomputeTest, BadLevelsAreRefusedByName) {
   NetParameter p = BlockNet(3);
   MemoryOptimizationParameter mp = Sqrt(3);
