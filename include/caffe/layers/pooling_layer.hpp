@@ -122,11 +122,23 @@ class PoolingLayer : public Layer<Dtype> {
   // pooling_kernels.hpp; training draws its uniforms on the host).
   // MAX and AVE on either device: the bodies of pooling_kernels.hpp, one
   // output each (forward) or one input element each (backward, a gather;
-  // MAX's also serves STOCHASTIC in training).
+  // MAX's, a scatter per plane on the CPU, also serves STOCHASTIC in
+  // training).
   void ForwardByBodies(bool gpu, const vector<Blob<Dtype>*>& bottom,
                        const vector<Blob<Dtype>*>& top);
   void BackwardByBodies(bool gpu, const vector<Blob<Dtype>*>& top,
                         const vector<Blob<Dtype>*>& bottom);
+  // MAX's and STOCHASTIC's training backward for either argmax form
+  // (pooling_kernels.hpp): a gather on the GPU, a scatter per plane on the
+  // CPU, the same bits.
+  template <typename Mask>
+  void MaxBackwardByBodies(bool gpu, const Mask* mask, const Dtype* dy,
+                           Dtype* dx);
+  // How many windows an input element falls in, at most (a gather's work).
+  long WindowsPerInput() const {
+    return static_cast<long>((kernel_h_ + stride_h_ - 1) / stride_h_) *
+           ((kernel_w_ + stride_w_ - 1) / stride_w_);
+  }
   void StochasticForward(bool gpu, const vector<Blob<Dtype>*>& bottom,
                          const vector<Blob<Dtype>*>& top);
   bool IsStochasticTest() const {
@@ -153,14 +165,14 @@ class PoolingLayer : public Layer<Dtype> {
   int pooled_height_ = 0, pooled_width_ = 0;
   bool global_pooling_ = false;
   bool mask_top_ = false;  // MAX's second top, the argmax (last Reshape)
-  // Per output element: the chosen input's index within its H x W plane
-  // (with oneDNN: oneDNN's workspace, which fits in the same bytes).
+  // The argmax per output element (pooling_kernels.hpp): with
+  // compact_mask_, a byte each (the offset within the window), packed four
+  // to an int; otherwise the index within its H x W plane.
   Blob<int> mask_;
+  bool compact_mask_ = false;
   // STOCHASTIC in training: the uniform draw per output of the last
   // forward (on the host first, so both devices choose the same elements).
   Blob<Dtype> uniform_;
-  // oneDNN's workspace pointer: average pooling keeps none.
-  int* MaskOrNull() { return mask_.count64() ? mask_.mutable_cpu_data() : nullptr; }
 
   // Chooses the engine for the current shapes (end of Reshape).
   void SelectEngine(const vector<Blob<Dtype>*>& top);

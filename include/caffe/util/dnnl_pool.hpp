@@ -1,5 +1,7 @@
-// dnnl_pool.hpp: the oneDNN (DNNL) engine for float MAX and AVE pooling
-// with Caffe's exact semantics.
+// dnnl_pool.hpp: the oneDNN (DNNL) engine for float AVE pooling with
+// Caffe's exact semantics.  (MAX runs the layer's own bodies: oneDNN 2.6
+// pools the plain NCHW layout with a kernel three to five times slower;
+// pooling_layer.cpp, SelectEngine.)
 //
 // Contract:
 //  * DnnlPoolShape holds Caffe's geometry, including the output size Caffe
@@ -11,13 +13,10 @@
 //    count clipped at H + pad, which neither oneDNN divisor matches).
 //    AVE with pad 0 divides by the real pixels (oneDNN exclude_padding);
 //    AVE whose windows all lie in [-pad, H + pad) divides by kh * kw
-//    (include_padding).  MAX ignores padding in both.
-//  * MAX keeps oneDNN's workspace (the argmax within each window) from
-//    Forward to Backward in caller-owned memory of MaskBytes() bytes;
-//    Backward needs only top diff and that mask.  A shape made with
-//    training = false (no backward will run) keeps no workspace and has
-//    no Backward.  Per-call scratch lives in
-//    the shared workspace (ScratchBytes()).
+//    (include_padding).
+//  * Nothing is kept from Forward to Backward; Backward needs only top
+//    diff.  Per-call scratch lives in the shared workspace
+//    (ScratchBytes()).
 //  * Backward overwrites bottom diff.  Overlapping windows add their
 //    gradients; the work split is static, so results are deterministic.
 #ifndef CAFFE_UTIL_DNNL_POOL_HPP_
@@ -37,10 +36,6 @@ struct DnnlPoolShape {
   int kernel_h = 1, kernel_w = 1;
   int stride_h = 1, stride_w = 1;
   int pad_h = 0, pad_w = 0;
-  bool max = true;  // MAX, else AVE
-  // False when no backward will run: a forward_inference primitive, which
-  // keeps no argmax workspace (MaskBytes() 0) and has no Backward.
-  bool training = true;
 
   bool operator==(const DnnlPoolShape& o) const;
 };
@@ -51,12 +46,10 @@ class DnnlPool {
   static std::shared_ptr<DnnlPool> Create(const DnnlPoolShape& shape);
 
   const DnnlPoolShape& shape() const;
-  size_t MaskBytes() const;
   size_t ScratchBytes() const;
 
-  void Forward(const float* x, float* y, void* mask, void* scratch) const;
-  void Backward(const float* dy, float* dx, const void* mask,
-                void* scratch) const;
+  void Forward(const float* x, float* y, void* scratch) const;
+  void Backward(const float* dy, float* dx, void* scratch) const;
 
   struct Impl;
 

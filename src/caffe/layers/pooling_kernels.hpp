@@ -8,10 +8,21 @@
 // a scatter over the outputs would.  MAX's backward gathers STOCHASTIC's
 // gradient as well; only STOCHASTIC's testing backward has a loop of its
 // own (pooling_layer.cpp).
+//
+// The argmax is kept in one of two forms, chosen by the mask's type:
+//  * int: the chosen element's index within its H x W plane (-1: none),
+//    what the mask top shows and STOCHASTIC keeps;
+//  * uint8_t: its offset within the unclipped kernel window, row by row
+//    (kNoArgmax: none), a quarter of the memory, for windows of at most
+//    kMaxCompactWindow elements.
+// On the CPU, MAX's and STOCHASTIC's training backward scatter plane by
+// plane (MaxPoolScatterPlane) instead of gathering: the same additions in
+// the same order, without the gather's per-element index arithmetic.
 #ifndef CAFFE_POOLING_KERNELS_HPP_
 #define CAFFE_POOLING_KERNELS_HPP_
 
 #include <cfloat>
+#include <cstdint>
 
 #include "caffe/util/elementwise.hpp"
 
@@ -22,35 +33,67 @@ struct PoolGeometry {
   int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
 };
 
-template <typename Dtype>
+// The compact form's "no argmax" (a window of NaNs) and its largest window.
+constexpr uint8_t kNoArgmax = 255;
+constexpr int kMaxCompactWindow = 255;
+
+// Stores the argmax (h, w) of output `i`, whose unclipped window starts at
+// (h0, w0); h < 0: none.
+CAFFE_KERNEL inline void StoreArgmax(int* mask, long i, int h, int w, int, int,
+                                     const PoolGeometry& g) {
+  mask[i] = h < 0 ? -1 : h * g.width + w;
+}
+CAFFE_KERNEL inline void StoreArgmax(uint8_t* mask, long i, int h, int w,
+                                     int h0, int w0, const PoolGeometry& g) {
+  mask[i] = h < 0 ? kNoArgmax
+                  : static_cast<uint8_t>((h - h0) * g.kernel_w + (w - w0));
+}
+
+// The plane index of output `o`'s argmax, at (ph, pw) in its plane; -1:
+// none.
+CAFFE_KERNEL inline int ArgmaxInPlane(const int* mask, long o, int, int,
+                                      const PoolGeometry&) {
+  return mask[o];
+}
+CAFFE_KERNEL inline int ArgmaxInPlane(const uint8_t* mask, long o, int ph,
+                                      int pw, const PoolGeometry& g) {
+  const int v = mask[o];
+  if (v == kNoArgmax) return -1;
+  return (ph * g.stride_h - g.pad_h + v / g.kernel_w) * g.width +
+         (pw * g.stride_w - g.pad_w + v % g.kernel_w);
+}
+
+template <typename Dtype, typename Mask = int>
 struct MaxPoolForward {
   const Dtype* x;
   Dtype* y;
-  int* mask;
+  Mask* mask;
   PoolGeometry g;
   CAFFE_KERNEL void operator()(long index) const {
     const int pw = static_cast<int>(index % g.pooled_width);
     const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
-    const long plane = index / (static_cast<long>(g.pooled_width) *
-                                g.pooled_height);
-    int hstart = ph * g.stride_h - g.pad_h;
-    int wstart = pw * g.stride_w - g.pad_w;
-    const int hend = Min(hstart + g.kernel_h, g.height);
-    const int wend = Min(wstart + g.kernel_w, g.width);
-    hstart = hstart > 0 ? hstart : 0;
-    wstart = wstart > 0 ? wstart : 0;
+    const long plane =
+        index / (static_cast<long>(g.pooled_width) * g.pooled_height);
+    const int h0 = ph * g.stride_h - g.pad_h;
+    const int w0 = pw * g.stride_w - g.pad_w;
+    const int hend = Min(h0 + g.kernel_h, g.height);
+    const int wend = Min(w0 + g.kernel_w, g.width);
+    const int hstart = h0 > 0 ? h0 : 0;
+    const int wstart = w0 > 0 ? w0 : 0;
     const Dtype* in = x + plane * g.height * g.width;
-    Dtype best = sizeof(Dtype) == sizeof(double) ? Dtype(-DBL_MAX)
-                                                 : Dtype(-FLT_MAX);
-    int best_index = -1;
+    Dtype best =
+        sizeof(Dtype) == sizeof(double) ? Dtype(-DBL_MAX) : Dtype(-FLT_MAX);
+    int best_h = -1, best_w = -1;
     for (int h = hstart; h < hend; ++h)
       for (int w = wstart; w < wend; ++w)
         if (in[h * g.width + w] > best) {
           best = in[h * g.width + w];
-          best_index = h * g.width + w;
+          best_h = h;
+          best_w = w;
         }
     y[index] = best;
-    if (mask) mask[index] = best_index;  // null: no backward will read it
+    // null: no backward will read it
+    if (mask) StoreArgmax(mask, index, best_h, best_w, h0, w0, g);
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
 };
@@ -63,8 +106,8 @@ struct AvePoolForward {
   CAFFE_KERNEL void operator()(long index) const {
     const int pw = static_cast<int>(index % g.pooled_width);
     const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
-    const long plane = index / (static_cast<long>(g.pooled_width) *
-                                g.pooled_height);
+    const long plane =
+        index / (static_cast<long>(g.pooled_width) * g.pooled_height);
     int hstart = ph * g.stride_h - g.pad_h;
     int wstart = pw * g.stride_w - g.pad_w;
     int hend = Min(hstart + g.kernel_h, g.height + g.pad_h);
@@ -85,21 +128,23 @@ struct AvePoolForward {
 
 // dx at one input element: the sum of dy over the windows whose argmax it
 // is, in window order.
-template <typename Dtype>
+template <typename Dtype, typename Mask = int>
 struct MaxPoolBackward {
   const Dtype* dy;
-  const int* mask;
+  const Mask* mask;
   Dtype* dx;
   PoolGeometry g;
   CAFFE_KERNEL void operator()(long index) const {
     const int w = static_cast<int>(index % g.width);
     const int h = static_cast<int>((index / g.width) % g.height);
     const long plane = index / (static_cast<long>(g.width) * g.height);
-    const int phstart =
-        (h + g.pad_h < g.kernel_h) ? 0 : (h + g.pad_h - g.kernel_h) / g.stride_h + 1;
+    const int phstart = (h + g.pad_h < g.kernel_h)
+                            ? 0
+                            : (h + g.pad_h - g.kernel_h) / g.stride_h + 1;
     const int phend = Min((h + g.pad_h) / g.stride_h + 1, g.pooled_height);
-    const int pwstart =
-        (w + g.pad_w < g.kernel_w) ? 0 : (w + g.pad_w - g.kernel_w) / g.stride_w + 1;
+    const int pwstart = (w + g.pad_w < g.kernel_w)
+                            ? 0
+                            : (w + g.pad_w - g.kernel_w) / g.stride_w + 1;
     const int pwend = Min((w + g.pad_w) / g.stride_w + 1, g.pooled_width);
     const long base = plane * g.pooled_height * g.pooled_width;
     const int self = h * g.width + w;
@@ -107,11 +152,35 @@ struct MaxPoolBackward {
     for (int ph = phstart; ph < phend; ++ph)
       for (int pw = pwstart; pw < pwend; ++pw) {
         const long o = base + ph * g.pooled_width + pw;
-        if (mask[o] == self) gradient += dy[o];
+        if (ArgmaxInPlane(mask, o, ph, pw, g) == self) gradient += dy[o];
       }
     dx[index] = gradient;
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+// MaxPoolBackward's result for one whole plane (index: the plane), as a
+// scatter over its outputs in order: each element's sum starts at 0 and
+// adds its windows' gradients in window order, as the gather does, so the
+// bits agree.  For the CPU, whose threads each take whole planes.
+template <typename Dtype, typename Mask = int>
+struct MaxPoolScatterPlane {
+  const Dtype* dy;
+  const Mask* mask;
+  Dtype* dx;
+  PoolGeometry g;
+  CAFFE_KERNEL void operator()(long plane) const {
+    const long in_plane = static_cast<long>(g.height) * g.width;
+    const long out_plane = static_cast<long>(g.pooled_height) * g.pooled_width;
+    Dtype* d = dx + plane * in_plane;
+    for (long i = 0; i < in_plane; ++i) d[i] = Dtype(0);
+    long o = plane * out_plane;
+    for (int ph = 0; ph < g.pooled_height; ++ph)
+      for (int pw = 0; pw < g.pooled_width; ++pw, ++o) {
+        const int a = ArgmaxInPlane(mask, o, ph, pw, g);
+        if (a >= 0) d[a] += dy[o];
+      }
+  }
 };
 
 template <typename Dtype>
@@ -123,9 +192,11 @@ struct AvePoolBackward {
     const int w = static_cast<int>(index % g.width) + g.pad_w;
     const int h = static_cast<int>((index / g.width) % g.height) + g.pad_h;
     const long plane = index / (static_cast<long>(g.width) * g.height);
-    const int phstart = (h < g.kernel_h) ? 0 : (h - g.kernel_h) / g.stride_h + 1;
+    const int phstart =
+        (h < g.kernel_h) ? 0 : (h - g.kernel_h) / g.stride_h + 1;
     const int phend = Min(h / g.stride_h + 1, g.pooled_height);
-    const int pwstart = (w < g.kernel_w) ? 0 : (w - g.kernel_w) / g.stride_w + 1;
+    const int pwstart =
+        (w < g.kernel_w) ? 0 : (w - g.kernel_w) / g.stride_w + 1;
     const int pwend = Min(w / g.stride_w + 1, g.pooled_width);
     const long base = plane * g.pooled_height * g.pooled_width;
     Dtype gradient = 0;

@@ -159,20 +159,22 @@ void PoolingLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   top[0]->Reshape(num_, channels_, pooled_height_, pooled_width_);
   if (top.size() > 1) top[1]->ReshapeLike(*top[0]);
   mask_top_ = top.size() > 1;
-  // The engine first: the mask is sized for the one that will fill it.
   SelectEngine(top);
   SelectCudnn(top);
   // oneDNN's scratchpad is per-call scratch the memory plan may place.
   if (dnnl_ && Caffe::mode() == Caffe::CPU)
     scratch_.Resize(dnnl_->ScratchBytes());
+  // MAX keeps a byte per output (the offset within its window) unless the
+  // mask top shows plane indices or the window is too large for a byte;
+  // STOCHASTIC an int plane index.  The same on both devices, so the
+  // memory plan does not depend on the mode it was made in.
+  compact_mask_ = this->layer_param_.pooling_param().pool() ==
+                      PoolingParameter_PoolMethod_MAX &&
+                  !mask_top_ && kernel_h_ * kernel_w_ <= kMaxCompactWindow;
   if (UsesMask()) {
-    // Caffe's loops (and the GPU kernels) keep an int plane index per
-    // output; oneDNN its own workspace, the offset within the window (one
-    // byte for windows under 256 elements), so a quarter of that.
-    size_t ints = static_cast<size_t>(top[0]->count64());
-    if (dnnl_ && Caffe::mode() == Caffe::CPU)
-      ints = (dnnl_->MaskBytes() + sizeof(int) - 1) / sizeof(int);
-    mask_.Reshape(ShapeHolding(static_cast<int64_t>(ints)));
+    const int64_t n = top[0]->count64();
+    const int64_t ints = compact_mask_ ? (n + 3) / 4 : n;  // 4 bytes an int
+    mask_.Reshape(ShapeHolding(ints));
   } else {
     mask_.Reshape(vector<int>{0});
   }
@@ -184,16 +186,14 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
   if (!std::is_same<Dtype, float>::value || !DnnlAvailable()) return;
   const PoolingParameter& pp = this->layer_param_.pooling_param();
   if (pp.engine() == PoolingParameter_Engine_CAFFE) return;
-  const bool max = pp.pool() == PoolingParameter_PoolMethod_MAX;
-  if (!max && pp.pool() != PoolingParameter_PoolMethod_AVE) return;
-  // The mask top holds plane indices, which only Caffe's loops produce.
+  // MAX runs the bodies: oneDNN 2.6 pools Caffe's plain NCHW layout with
+  // its simple_nchw kernel, which took 45-78 ms forward on ResNet-50 b8's
+  // pool1 (3x3, stride 2) where the bodies take 14-17 ms, and the bodies'
+  // byte-per-output argmax is as small as oneDNN's workspace.
+  if (pp.pool() != PoolingParameter_PoolMethod_AVE) return;
   if (top.size() > 1) return;
-  DnnlPoolShape s = EngineShape<DnnlPoolShape>(num_, channels_, Geometry());
-  s.max = max;
-  // Inference only for MAX, whose result is exact whichever kernel oneDNN
-  // picks; AVE keeps no workspace either way and keeps its one kernel, so a
-  // planned forward-only net adds in the order an unplanned one does.
-  s.training = !max || this->backward_runs();
+  const DnnlPoolShape s =
+      EngineShape<DnnlPoolShape>(num_, channels_, Geometry());
   for (const auto& c : dnnl_cache_) {
     if (c->shape() == s) {
       dnnl_ = c;
@@ -204,10 +204,7 @@ void PoolingLayer<Dtype>::SelectEngine(const vector<Blob<Dtype>*>& top) {
     if (d == s) return;
   }
   std::shared_ptr<DnnlPool> pool = DnnlPool::Create(s);
-  // oneDNN's argmax workspace must fit where Caffe keeps its int mask.
-  if (!pool ||
-      pool->MaskBytes() >
-          static_cast<size_t>(top[0]->count64()) * sizeof(int)) {
+  if (!pool) {
     dnnl_declined_.push_back(s);
     return;
   }
@@ -286,7 +283,6 @@ void PoolingLayer<Dtype>::Forward_cpu(const vector<Blob<Dtype>*>& bottom,
     // Only chosen for float.
     dnnl_->Forward(reinterpret_cast<const float*>(bottom[0]->cpu_data()),
                    reinterpret_cast<float*>(top[0]->mutable_cpu_data()),
-                   MaskOrNull(),
                    ScratchOrShared(scratch_.get(), false,
                                    dnnl_->ScratchBytes()));
     return;
@@ -311,18 +307,19 @@ void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
                                           const vector<Blob<Dtype>*>& top) {
   const long n = top[0]->count64();
   const long window = static_cast<long>(kernel_h_) * kernel_w_;
-  const bool mask = UsesMask();
-  // Sized for oneDNN's workspace when the net was shaped in CPU mode: the
-  // bodies keep Caffe's int per output.
-  if (mask && mask_.count64() < n) mask_.Reshape(ShapeHolding(n));
   const Dtype* x = DataOn(gpu, *bottom[0]);
   Dtype* y = MutableDataOn(gpu, top[0]);
+  int* mask = UsesMask() ? MutableDataOn(gpu, &mask_) : nullptr;
   switch (this->layer_param_.pooling_param().pool()) {
     case PoolingParameter_PoolMethod_MAX:
-      ForEachOn(gpu, n, GrainFor(window),
-                MaxPoolForward<Dtype>{
-                    x, y, mask ? MutableDataOn(gpu, &mask_) : nullptr,
-                    Geometry()});
+      if (compact_mask_) {
+        ForEachOn(gpu, n, GrainFor(window),
+                  MaxPoolForward<Dtype, uint8_t>{
+                      x, y, reinterpret_cast<uint8_t*>(mask), Geometry()});
+      } else {
+        ForEachOn(gpu, n, GrainFor(window),
+                  MaxPoolForward<Dtype>{x, y, mask, Geometry()});
+      }
       break;
     case PoolingParameter_PoolMethod_AVE:
       ForEachOn(gpu, n, GrainFor(window),
@@ -336,22 +333,38 @@ void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
 }
 
 // Each input element adds its windows' gradients in window order, the
-// order a scatter over the outputs would add them.
+// order a scatter over the outputs would add them: the GPU gathers, one
+// input element per index; the CPU scatters, one plane per index.
+template <typename Dtype>
+template <typename Mask>
+void PoolingLayer<Dtype>::MaxBackwardByBodies(bool gpu, const Mask* mask,
+                                              const Dtype* dy, Dtype* dx) {
+  if (gpu) {
+    ForEachOn(true, static_cast<long>(num_) * channels_ * height_ * width_,
+              GrainFor(WindowsPerInput()),
+              MaxPoolBackward<Dtype, Mask>{dy, mask, dx, Geometry()});
+    return;
+  }
+  ForEach(static_cast<long>(num_) * channels_,
+          GrainFor(static_cast<long>(height_) * width_ +
+                   static_cast<long>(pooled_height_) * pooled_width_),
+          MaxPoolScatterPlane<Dtype, Mask>{dy, mask, dx, Geometry()});
+}
+
 template <typename Dtype>
 void PoolingLayer<Dtype>::BackwardByBodies(
     bool gpu, const vector<Blob<Dtype>*>& top,
     const vector<Blob<Dtype>*>& bottom) {
-  const long n = bottom[0]->count64();
-  const long windows =
-      static_cast<long>((kernel_h_ + stride_h_ - 1) / stride_h_) *
-      ((kernel_w_ + stride_w_ - 1) / stride_w_);
   const Dtype* dy = DiffOn(gpu, *top[0]);
   Dtype* dx = MutableDiffOn(gpu, bottom[0]);
   if (UsesMask()) {
-    ForEachOn(gpu, n, GrainFor(windows),
-              MaxPoolBackward<Dtype>{dy, DataOn(gpu, mask_), dx, Geometry()});
+    const int* mask = DataOn(gpu, mask_);
+    if (compact_mask_)
+      MaxBackwardByBodies(gpu, reinterpret_cast<const uint8_t*>(mask), dy, dx);
+    else
+      MaxBackwardByBodies(gpu, mask, dy, dx);
   } else {
-    ForEachOn(gpu, n, GrainFor(windows),
+    ForEachOn(gpu, bottom[0]->count64(), GrainFor(WindowsPerInput()),
               AvePoolBackward<Dtype>{dy, dx, Geometry()});
   }
 }
@@ -395,7 +408,6 @@ void PoolingLayer<Dtype>::Backward_cpu(const vector<Blob<Dtype>*>& top,
   if (dnnl_) {
     dnnl_->Backward(reinterpret_cast<const float*>(top[0]->cpu_diff()),
                     reinterpret_cast<float*>(bottom[0]->mutable_cpu_diff()),
-                    MaskOrNull(),
                    ScratchOrShared(scratch_.get(), false,
                                    dnnl_->ScratchBytes()));
     return;

@@ -45,12 +45,21 @@ void PoolingLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   BackwardByBodies(true, top, bottom);
 }
 
+// The compact argmax (a byte per output) beside the plane index.
+using MaxPoolForwardCompactF = MaxPoolForward<float, uint8_t>;
+using MaxPoolForwardCompactD = MaxPoolForward<double, uint8_t>;
+using MaxPoolBackwardCompactF = MaxPoolBackward<float, uint8_t>;
+using MaxPoolBackwardCompactD = MaxPoolBackward<double, uint8_t>;
 INSTANTIATE_GPU_BODY(MaxPoolForward<float>);
 INSTANTIATE_GPU_BODY(MaxPoolForward<double>);
+INSTANTIATE_GPU_BODY(MaxPoolForwardCompactF);
+INSTANTIATE_GPU_BODY(MaxPoolForwardCompactD);
 INSTANTIATE_GPU_BODY(AvePoolForward<float>);
 INSTANTIATE_GPU_BODY(AvePoolForward<double>);
 INSTANTIATE_GPU_BODY(MaxPoolBackward<float>);
 INSTANTIATE_GPU_BODY(MaxPoolBackward<double>);
+INSTANTIATE_GPU_BODY(MaxPoolBackwardCompactF);
+INSTANTIATE_GPU_BODY(MaxPoolBackwardCompactD);
 INSTANTIATE_GPU_BODY(AvePoolBackward<float>);
 INSTANTIATE_GPU_BODY(AvePoolBackward<double>);
 INSTANTIATE_GPU_BODY(StochasticPoolForward<float>);

@@ -1,10 +1,10 @@
-// Tests for the oneDNN pooling engine: for float it must match Caffe's own
-// loops (engine: CAFFE) on output and bottom diff, including Caffe's ceil
-// rounding, the "last window starts inside the image" rule, padding and
-// ties; fall back where oneDNN cannot match (AVE windows clipped at
-// H + pad, the mask top, STOCHASTIC, double); pass a gradient check; and be
-// bit-identical run to run.  Without USE_DNNL the oneDNN tests say why and
-// skip.
+// Tests for the oneDNN pooling engine (AVE): for float it must match
+// Caffe's own loops (engine: CAFFE) on output and bottom diff, including
+// Caffe's ceil rounding and padding; fall back where oneDNN cannot match
+// (windows clipped at H + pad, FLOOR rounding that leaves rows unused,
+// double) and for MAX, the mask top and STOCHASTIC, which run the layer's
+// bodies; pass a gradient check; and be bit-identical run to run.  Without
+// USE_DNNL the oneDNN tests say why and skip.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,19 +76,13 @@ void ExpectClose(const float* a, const float* b, int n, float tol,
   }
 }
 
-// Runs both engines on the same input; `fill` decides the input values.
-void ComparePool(const PoolConfig& c, bool ties) {
+// Runs both engines on the same Gaussian input.
+void ComparePool(const PoolConfig& c) {
   SCOPED_TRACE(c.name);
   Caffe::set_random_seed(1701);
   Blob<float> bottom_a(vector<int>{c.num, c.channels, c.height, c.width});
-  if (ties) {
-    // Few distinct values, so most windows have tied maxima.
-    float* d = bottom_a.mutable_cpu_data();
-    for (int i = 0; i < bottom_a.count(); ++i) d[i] = (i * 7 % 5) * 0.5f - 1;
-  } else {
-    caffe_rng_gaussian<float>(bottom_a.count(), 0.f, 1.f,
-                              bottom_a.mutable_cpu_data());
-  }
+  caffe_rng_gaussian<float>(bottom_a.count(), 0.f, 1.f,
+                            bottom_a.mutable_cpu_data());
   Blob<float> bottom_b;
   bottom_b.CopyFrom(bottom_a, false, true);
   Blob<float> top_a, top_b;
@@ -101,15 +95,7 @@ void ComparePool(const PoolConfig& c, bool ties) {
   EXPECT_FALSE(ref.UsesDnnl());
   EXPECT_EQ(fast.UsesDnnl(), c.expect_dnnl) << c.name;
   ASSERT_EQ(top_a.shape(), top_b.shape());
-  // oneDNN's argmax workspace replaces Caffe's int mask: a byte per
-  // output for these windows (all under 256 elements), a quarter of it.
-  if (fast.UsesDnnl() && c.max) {
-    EXPECT_EQ(fast.InternalBytes(),
-              (static_cast<size_t>(top_a.count()) + 3) / 4 * 4) << c.name;
-    EXPECT_EQ(ref.InternalBytes(), top_a.count() * sizeof(int)) << c.name;
-  } else {
-    EXPECT_EQ(fast.InternalBytes(), ref.InternalBytes()) << c.name;
-  }
+  EXPECT_EQ(fast.InternalBytes(), 0u) << c.name;  // AVE keeps nothing
   fast.Forward(bva, tva);
   ref.Forward(bvb, tvb);
   ExpectClose(top_a.cpu_data(), top_b.cpu_data(), top_a.count(), 1e-6f,
@@ -126,23 +112,8 @@ void ComparePool(const PoolConfig& c, bool ties) {
 
 const PoolConfig kPoolConfigs[] = {
     // name              N  C  H   W   max  kh kw sh sw ph pw floor global dnnl
-    // CaffeNet pool1/2/5: 3x3 s2, ceil adds a partial window (55 -> 27).
-    {"max3s2_ceil",      2, 3, 55, 55, true, 3, 3, 2, 2, 0, 0, false, false, true},
-    {"max3s2_ceil_odd",  2, 3, 6, 5,   true, 3, 3, 2, 2, 0, 0, false, false, true},
-    // FLOOR leaving rows unused would need negative padding: Caffe's loops.
-    {"max3s2_floor",     2, 3, 6, 5,   true, 3, 3, 2, 2, 0, 0, true, false, false},
-    {"max3s2_floor_fits",2, 3, 7, 9,   true, 3, 3, 2, 2, 0, 0, true, false, true},
-    {"max2s2",           3, 4, 8, 8,   true, 2, 2, 2, 2, 0, 0, false, false, true},
-    {"max2s2_odd_ceil",  1, 2, 7, 9,   true, 2, 2, 2, 2, 0, 0, false, false, true},
-    // GoogLeNet inception pool: 3x3 s1 pad 1.
-    {"max3s1p1",         2, 5, 7, 6,   true, 3, 3, 1, 1, 1, 1, false, false, true},
-    // The 4th window would start in the padding, so Caffe drops it.
-    {"last_window_rule", 1, 2, 5, 5,   true, 2, 2, 2, 2, 1, 1, false, false, true},
-    {"max_pad_nonsquare",2, 3, 6, 5,   true, 3, 2, 2, 1, 1, 1, false, false, true},
-    {"max_pad_ceil",     2, 3, 112, 112, true, 3, 3, 2, 2, 1, 1, false, false, true},
-    {"max_global",       2, 3, 6, 5,   true, 0, 0, 1, 1, 0, 0, false, true, true},
-    {"max_overlap_big",  1, 3, 13, 13, true, 5, 5, 1, 1, 2, 2, false, false, true},
     {"ave_nopad_ceil",   2, 3, 6, 5,   false, 3, 3, 2, 2, 0, 0, false, false, true},
+    // FLOOR leaving rows unused would need negative padding: Caffe's loops.
     {"ave_nopad_floor",  2, 3, 6, 5,   false, 3, 3, 2, 2, 0, 0, true, false, false},
     {"ave_7x7_s1",       2, 8, 7, 7,   false, 7, 7, 1, 1, 0, 0, false, false, true},
     {"ave_5x5_s3",       2, 8, 14, 14, false, 5, 5, 3, 3, 0, 0, false, false, true},
@@ -161,14 +132,7 @@ const PoolConfig kPoolConfigs[] = {
 
 TEST(DnnlPoolTest, MatchesCaffeLoops) {
   SKIP_WITHOUT_DNNL();
-  for (const PoolConfig& c : kPoolConfigs) ComparePool(c, false);
-}
-
-TEST(DnnlPoolTest, MaxTiesPickTheFirstElement) {
-  SKIP_WITHOUT_DNNL();
-  for (const PoolConfig& c : kPoolConfigs) {
-    if (c.max) ComparePool(c, true);
-  }
+  for (const PoolConfig& c : kPoolConfigs) ComparePool(c);
 }
 
 TEST(DnnlPoolTest, FallbackCases) {
@@ -198,14 +162,20 @@ TEST(DnnlPoolTest, FallbackCases) {
   PoolingLayer<double> d(MakePoolParam(c, PoolingParameter_Engine_DEFAULT));
   d.SetUp(dbv, dtv);
   EXPECT_FALSE(d.UsesDnnl());
-  PoolingLayer<float> fast(MakePoolParam(c, PoolingParameter_Engine_DEFAULT));
+  // MAX runs the bodies whatever the engine; AVE takes oneDNN.
+  PoolingLayer<float> max(MakePoolParam(c, PoolingParameter_Engine_DEFAULT));
+  max.SetUp(bv, tv);
+  EXPECT_FALSE(max.UsesDnnl());
+  PoolConfig a = c;
+  a.max = false;
+  PoolingLayer<float> fast(MakePoolParam(a, PoolingParameter_Engine_DEFAULT));
   fast.SetUp(bv, tv);
   EXPECT_EQ(fast.UsesDnnl(), DnnlAvailable());
 }
 
 TEST(DnnlPoolTest, ReshapeFollowsBatch) {
   SKIP_WITHOUT_DNNL();
-  const PoolConfig c = {"reshape", 2, 3, 9, 9, true, 3, 3, 2, 2, 0, 0, false,
+  const PoolConfig c = {"reshape", 2, 3, 9, 9, false, 3, 3, 2, 2, 0, 0, false,
                         false, true};
   PoolingLayer<float> fast(MakePoolParam(c, PoolingParameter_Engine_DEFAULT));
   PoolingLayer<float> ref(MakePoolParam(c, PoolingParameter_Engine_CAFFE));
@@ -229,7 +199,6 @@ TEST(DnnlPoolTest, ReshapeFollowsBatch) {
 TEST(DnnlPoolTest, GradientCheck) {
   SKIP_WITHOUT_DNNL();
   const PoolConfig configs[] = {
-      {"grad_max", 2, 2, 6, 5, true, 3, 3, 2, 2, 1, 1, false, false, true},
       {"grad_ave", 2, 2, 6, 5, false, 3, 3, 1, 1, 1, 1, false, false, true},
   };
   for (const PoolConfig& c : configs) {
@@ -244,8 +213,6 @@ TEST(DnnlPoolTest, GradientCheck) {
         MakePoolParam(c, PoolingParameter_Engine_DEFAULT));
     layer.SetUp(bv, tv);
     ASSERT_TRUE(layer.UsesDnnl());
-    // Max is not differentiable where window elements tie; gaussian inputs
-    // do not tie and the step is small.
     GradientChecker<float> checker(1e-4f, 1e-2f);
     checker.CheckGradientExhaustive(&layer, bv, tv);
   }
@@ -253,7 +220,7 @@ TEST(DnnlPoolTest, GradientCheck) {
 
 TEST(DnnlPoolTest, BitIdenticalRuns) {
   SKIP_WITHOUT_DNNL();
-  const PoolConfig c = {"repeat", 4, 16, 28, 28, true, 3, 3, 2, 2, 1, 1,
+  const PoolConfig c = {"repeat", 4, 16, 28, 28, false, 3, 3, 2, 2, 0, 0,
                         false, false, true};
   vector<vector<float> > results[2];
   for (int run = 0; run < 2; ++run) {

@@ -11,6 +11,7 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
+#include "../layers/pooling_kernels.hpp"
 #include "caffe/layers/pooling_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/util/math_functions.hpp"
@@ -164,11 +165,10 @@ TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
   EXPECT_STREQ(layer.type(), "Pooling");
   EXPECT_EQ(layer.Memory().backward_reads, kReadsNothing);
   EXPECT_FALSE(layer.Memory().in_place);
-  // An int argmax per output; a byte with oneDNN's workspace (float).
+  // A byte of argmax per output (3x3 windows), packed into ints.
+  EXPECT_FALSE(layer.UsesDnnl());
   EXPECT_EQ(layer.InternalBytes(),
-            layer.UsesDnnl()
-                ? (static_cast<size_t>(this->top_->count()) + 3) / 4 * 4
-                : sizeof(int) * this->top_->count());
+            (static_cast<size_t>(this->top_->count()) + 3) / 4 * 4);
   PoolingLayer<Dtype> ave(this->Param(PoolingParameter_PoolMethod_AVE, 3, 2,
                                       1));
   ave.SetUp(this->bottom_vec_, this->top_vec_);
@@ -189,9 +189,8 @@ TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
 }
 
 // Where no backward will run (Net::set_backward_runs(false): a TEST net
-// under mem_param, layers no loss depends on), MAX keeps no argmax (and
-// oneDNN runs its inference primitive), computing the same top bit for
-// bit; a mask top still gets its mask.
+// under mem_param, layers no loss depends on), MAX keeps no argmax,
+// computing the same top bit for bit; a mask top still gets its mask.
 TYPED_TEST(PoolingLayerTest, MaxKeepsNoMaskWhereNoBackwardRuns) {
   typedef TypeParam Dtype;
   const LayerParameter p =
@@ -230,6 +229,81 @@ TYPED_TEST(PoolingLayerTest, MaxKeepsNoMaskWhereNoBackwardRuns) {
           with_mask_top.width(), &ref, &argmax);
   for (int i = 0; i < mask_top.count(); ++i)
     EXPECT_EQ(argmax[i], mask_top.cpu_data()[i]) << i;
+}
+
+// MAX keeps a byte per output (its argmax's offset within the window)
+// unless a mask top asks for plane indices; both forms give the same top
+// and bottom diff bit for bit, on geometries with ceil rounding, padding,
+// Caffe's last-window rule, non-square windows, ties and a window of NaNs
+// (no argmax, no gradient).  Windows over kMaxCompactWindow elements keep
+// an int.
+TYPED_TEST(PoolingLayerTest, CompactArgmaxMatchesPlaneIndex) {
+  typedef TypeParam Dtype;
+  struct Geometry {
+    int h, w, kh, kw, s, p;
+  };
+  const Geometry cases[] = {{55, 55, 3, 3, 2, 0}, {6, 5, 3, 3, 2, 0},
+                            {7, 9, 2, 2, 2, 0},   {7, 6, 3, 3, 1, 1},
+                            {5, 5, 2, 2, 2, 1},   {6, 5, 3, 2, 2, 1},
+                            {13, 13, 5, 5, 1, 2}, {17, 17, 15, 17, 1, 0},
+                            {17, 17, 16, 17, 1, 0}};
+  for (const Geometry& g : cases) {
+    for (int fill = 0; fill < 3; ++fill) {
+      SCOPED_TRACE(::testing::Message() << g.h << "x" << g.w << " k" << g.kh
+                                        << "x" << g.kw << " s" << g.s << " p"
+                                        << g.p << " fill " << fill);
+      Blob<Dtype> bottom(vector<int>{2, 3, g.h, g.w});
+      Dtype* x = bottom.mutable_cpu_data();
+      if (fill == 0) FillGaussian(&bottom);
+      // Few distinct values, so most windows tie.
+      if (fill == 1)
+        for (int i = 0; i < bottom.count(); ++i) x[i] = (i * 7 % 5) * 0.5 - 1;
+      if (fill == 2) {
+        FillGaussian(&bottom);
+        for (int i = 0; i < g.h * g.w; ++i)
+          x[i] = std::numeric_limits<Dtype>::quiet_NaN();
+      }
+      LayerParameter p;
+      p.set_name("pool");
+      PoolingParameter* pp = p.mutable_pooling_param();
+      pp->set_pool(PoolingParameter_PoolMethod_MAX);
+      pp->set_kernel_h(g.kh);
+      pp->set_kernel_w(g.kw);
+      pp->set_stride(g.s);
+      pp->set_pad(g.p);
+      Blob<Dtype> top_a, top_b, mask_top;
+      vector<Blob<Dtype>*> bottoms{&bottom}, one{&top_a}, two{&top_b, &mask_top};
+      PoolingLayer<Dtype> compact(p), indexed(p);
+      compact.SetUp(bottoms, one);
+      indexed.SetUp(bottoms, two);
+      const size_t outputs = top_a.count();
+      EXPECT_EQ(compact.InternalBytes(), g.kh * g.kw <= kMaxCompactWindow
+                                             ? (outputs + 3) / 4 * 4
+                                             : outputs * sizeof(int));
+      EXPECT_EQ(indexed.InternalBytes(), outputs * sizeof(int));
+      compact.Forward(bottoms, one);
+      indexed.Forward(bottoms, two);
+      ASSERT_EQ(top_a.shape(), top_b.shape());
+      EXPECT_EQ(0, memcmp(top_a.cpu_data(), top_b.cpu_data(),
+                          outputs * sizeof(Dtype)));
+      FillGaussian(&top_a);
+      caffe_copy(top_a.count(), top_a.cpu_data(), top_a.mutable_cpu_diff());
+      caffe_copy(top_a.count(), top_a.cpu_data(), top_b.mutable_cpu_diff());
+      caffe_set(bottom.count(), Dtype(3), bottom.mutable_cpu_diff());
+      compact.Backward(one, vector<bool>{true}, bottoms);
+      const vector<Dtype> dx_compact(bottom.cpu_diff(),
+                                     bottom.cpu_diff() + bottom.count());
+      caffe_set(bottom.count(), Dtype(5), bottom.mutable_cpu_diff());
+      indexed.Backward(two, vector<bool>{true}, bottoms);
+      EXPECT_EQ(0, memcmp(dx_compact.data(), bottom.cpu_diff(),
+                          dx_compact.size() * sizeof(Dtype)));
+      // The NaN plane routes no gradient; every other plane routes each
+      // output's gradient to one element.
+      if (fill == 2) {
+        for (int i = 0; i < g.h * g.w; ++i) ASSERT_EQ(dx_compact[i], 0) << i;
+      }
+    }
+  }
 }
 
 TYPED_TEST(PoolingLayerTest, RoundModes) {

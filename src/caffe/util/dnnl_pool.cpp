@@ -15,8 +15,7 @@ bool DnnlPoolShape::operator==(const DnnlPoolShape& o) const {
          width == o.width && out_height == o.out_height &&
          out_width == o.out_width && kernel_h == o.kernel_h &&
          kernel_w == o.kernel_w && stride_h == o.stride_h &&
-         stride_w == o.stride_w && pad_h == o.pad_h && pad_w == o.pad_w &&
-         max == o.max && training == o.training;
+         stride_w == o.stride_w && pad_h == o.pad_h && pad_w == o.pad_w;
 }
 
 #ifdef USE_DNNL
@@ -27,7 +26,7 @@ using DT = dnnl::memory::data_type;
 
 struct DnnlPool::Impl {
   DnnlPoolShape s;
-  memory::desc src, dst, mask, fwd_scratch, bwd_scratch;
+  memory::desc src, dst, fwd_scratch, bwd_scratch;
   dnnl::pooling_forward fwd;
   dnnl::pooling_backward bwd;
   size_t scratch_bytes = 0;
@@ -37,9 +36,6 @@ DnnlPool::DnnlPool() : impl_(new Impl) {}
 DnnlPool::~DnnlPool() {}
 
 const DnnlPoolShape& DnnlPool::shape() const { return impl_->s; }
-size_t DnnlPool::MaskBytes() const {
-  return impl_->s.max && impl_->s.training ? impl_->mask.get_size() : 0;
-}
 size_t DnnlPool::ScratchBytes() const { return impl_->scratch_bytes; }
 
 std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape& s) {
@@ -53,17 +49,15 @@ std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape& s) {
   const int pad_r = (s.out_width - 1) * s.stride_w + s.kernel_w - s.width -
                     s.pad_w;
   if (pad_b < 0 || pad_r < 0) return nullptr;
-  dnnl::algorithm alg = dnnl::algorithm::pooling_max;
-  if (!s.max) {
-    if (s.pad_h == 0 && s.pad_w == 0) {
-      // Caffe divides by the pixels inside the image.
-      alg = dnnl::algorithm::pooling_avg_exclude_padding;
-    } else if (pad_b <= s.pad_h && pad_r <= s.pad_w) {
-      // Every window lies in [-pad, H + pad): Caffe divides by kh * kw.
-      alg = dnnl::algorithm::pooling_avg_include_padding;
-    } else {
-      return nullptr;
-    }
+  dnnl::algorithm alg;
+  if (s.pad_h == 0 && s.pad_w == 0) {
+    // Caffe divides by the pixels inside the image.
+    alg = dnnl::algorithm::pooling_avg_exclude_padding;
+  } else if (pad_b <= s.pad_h && pad_r <= s.pad_w) {
+    // Every window lies in [-pad, H + pad): Caffe divides by kh * kw.
+    alg = dnnl::algorithm::pooling_avg_include_padding;
+  } else {
+    return nullptr;
   }
   std::shared_ptr<DnnlPool> pool(new DnnlPool);
   Impl& m = *pool->impl_;
@@ -80,25 +74,23 @@ std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape& s) {
     const memory::dims pad_after = {pad_b, pad_r};
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::pooling_forward::desc fdesc(
-        s.training ? dnnl::prop_kind::forward_training
-                   : dnnl::prop_kind::forward_inference,
-        alg, m.src, m.dst, strides, kernel, pad_l, pad_after);
+    // One (training) primitive whether or not backward runs: AVE keeps
+    // no workspace either way, and one kernel adds in one order.
+    dnnl::pooling_forward::desc fdesc(dnnl::prop_kind::forward_training, alg,
+                                      m.src, m.dst, strides, kernel, pad_l,
+                                      pad_after);
     dnnl::pooling_forward::primitive_desc fpd(fdesc, attr, eng);
     if (fpd.dst_desc() != m.dst) return nullptr;
-    m.mask = fpd.workspace_desc();
     m.fwd_scratch = fpd.scratchpad_desc();
     m.scratch_bytes = m.fwd_scratch.get_size();
     m.fwd = dnnl::pooling_forward(fpd);
-    if (s.training) {
-      dnnl::pooling_backward::desc bdesc(alg, m.src, m.dst, strides, kernel,
-                                         pad_l, pad_after);
-      dnnl::pooling_backward::primitive_desc bpd(bdesc, attr, eng, fpd);
-      if (bpd.diff_src_desc() != m.src) return nullptr;
-      m.bwd_scratch = bpd.scratchpad_desc();
-      m.scratch_bytes = std::max(m.scratch_bytes, m.bwd_scratch.get_size());
-      m.bwd = dnnl::pooling_backward(bpd);
-    }
+    dnnl::pooling_backward::desc bdesc(alg, m.src, m.dst, strides, kernel,
+                                       pad_l, pad_after);
+    dnnl::pooling_backward::primitive_desc bpd(bdesc, attr, eng, fpd);
+    if (bpd.diff_src_desc() != m.src) return nullptr;
+    m.bwd_scratch = bpd.scratchpad_desc();
+    m.scratch_bytes = std::max(m.scratch_bytes, m.bwd_scratch.get_size());
+    m.bwd = dnnl::pooling_backward(bpd);
   } catch (const dnnl::error& e) {
     LOG(INFO) << "oneDNN cannot run this pooling (" << e.what()
               << "); using Caffe's loops";
@@ -107,32 +99,24 @@ std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape& s) {
   return pool;
 }
 
-void DnnlPool::Forward(const float* x, float* y, void* mask,
-                       void* scratch) const {
+void DnnlPool::Forward(const float* x, float* y, void* scratch) const {
   const Impl& m = *impl_;
   dnnl::engine& eng = DnnlEngine();
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, memory(m.src, eng, const_cast<float*>(x))},
       {DNNL_ARG_DST, memory(m.dst, eng, y)},
       {DNNL_ARG_SCRATCHPAD, memory(m.fwd_scratch, eng, scratch)}};
-  if (m.s.max && m.s.training)
-    args[DNNL_ARG_WORKSPACE] = memory(m.mask, eng, mask);
   m.fwd.execute(DnnlStream(), args);
   DnnlStream().wait();
 }
 
-void DnnlPool::Backward(const float* dy, float* dx, const void* mask,
-                        void* scratch) const {
+void DnnlPool::Backward(const float* dy, float* dx, void* scratch) const {
   const Impl& m = *impl_;
   dnnl::engine& eng = DnnlEngine();
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_DIFF_DST, memory(m.dst, eng, const_cast<float*>(dy))},
       {DNNL_ARG_DIFF_SRC, memory(m.src, eng, dx)},
       {DNNL_ARG_SCRATCHPAD, memory(m.bwd_scratch, eng, scratch)}};
-  if (m.s.max) {
-    args[DNNL_ARG_WORKSPACE] =
-        memory(m.mask, eng, const_cast<void*>(mask));
-  }
   m.bwd.execute(DnnlStream(), args);
   DnnlStream().wait();
 }
@@ -149,10 +133,9 @@ std::shared_ptr<DnnlPool> DnnlPool::Create(const DnnlPoolShape&) {
   return nullptr;
 }
 const DnnlPoolShape& DnnlPool::shape() const { return impl_->s; }
-size_t DnnlPool::MaskBytes() const { return 0; }
 size_t DnnlPool::ScratchBytes() const { return 0; }
-void DnnlPool::Forward(const float*, float*, void*, void*) const {}
-void DnnlPool::Backward(const float*, float*, const void*, void*) const {}
+void DnnlPool::Forward(const float*, float*, void*) const {}
+void DnnlPool::Backward(const float*, float*, void*) const {}
 
 #endif  // USE_DNNL
 
