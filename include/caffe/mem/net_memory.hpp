@@ -156,6 +156,14 @@ class NetMemory : public StepHook {
   // when none fits); *smallest_peak gets the least peak tried.
   std::vector<int> ChooseNested(size_t budget = 0,
                                 size_t* smallest_peak = nullptr);
+  // The outer splits ChooseNested cuts again, `sqrt` (SQRT's own, may be
+  // empty) first.
+  std::vector<std::vector<int> > NestedOuterSplits(
+      const std::vector<int>& sqrt) const;
+  // `parts` (per segment of `outer`) with each segment, in turn, cut into
+  // the fewest parts that keep the planned peak within `limit`.
+  std::vector<int> ThinParts(const std::vector<int>& outer,
+                             std::vector<int> parts, size_t limit);
   // Cuts splitting each recomputed segment of `outer` into parts[g]
   // parts of about equal bytes (1: uncut).
   std::vector<int> NestedCuts(const std::vector<int>& outer,

@@ -250,29 +250,21 @@ std::vector<int> NetMemory::NestedCuts(const std::vector<int>& outer,
   return cuts;
 }
 
-std::vector<int> NetMemory::ChooseNested(size_t budget,
-                                         size_t* smallest_peak) {
-  // Outer splits: SQRT's choice, equal-bytes splits of the whole net into
-  // 2..12 segments, and, for 16 last cuts spread over the net, the layers
-  // before each split into 1..6 segments of equal bytes (cutting segments
-  // again favours fewer, larger ones, and the last segment, never
-  // recomputed, is live whole when backward starts).  Each is tried with
-  // every recomputed segment cut in two; the best four again with three
-  // and four parts.  Without a budget the smallest peak wins; with one,
-  // the least extra forward cost among those that fit.  The winner is
-  // then thinned, segment by segment, to the fewest parts that keep its
-  // peak (or the budget).
+std::vector<std::vector<int> > NetMemory::NestedOuterSplits(
+    const std::vector<int>& sqrt) const {
+  // SQRT's choice, equal-bytes splits of the whole net into 2..12
+  // segments, and, for 16 last cuts spread over the net, the layers before
+  // each split into 1..6 segments of equal bytes (cutting segments again
+  // favours fewer, larger ones, and the last segment, never recomputed, is
+  // live whole when backward starts).
   const int n = graph_.num_layers();
   const std::vector<int>& c = facts_.boundary_candidates;
-  auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
   std::vector<std::vector<int> > outers;
   auto add = [&outers](const std::vector<int>& b) {
     if (!b.empty() &&
         std::find(outers.begin(), outers.end(), b) == outers.end())
       outers.push_back(b);
   };
-  const std::vector<int> sqrt = mem::BestSublinearBoundaries(
-      c, facts_.layer_bytes, facts_.crossing_bytes, peak_of);
   add(sqrt);
   for (int k = 2; k <= 12; ++k)
     add(mem::EqualBytesBoundaries(c, facts_.layer_bytes, n - 1, k));
@@ -287,37 +279,49 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
       add(b);
     }
   }
+  return outers;
+}
+
+std::vector<int> NetMemory::ChooseNested(size_t budget,
+                                         size_t* smallest_peak) {
+  // Each outer split (NestedOuterSplits) is tried with every recomputed
+  // segment cut in two; the best four again with three and four parts.
+  // Without a budget the smallest peak wins; with one, the least extra
+  // forward cost among those that fit.  The winner is then thinned
+  // (ThinParts) within its peak, or within the budget.
+  const int n = graph_.num_layers();
+  auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
+  const std::vector<int> sqrt =
+      mem::BestSublinearBoundaries(facts_.boundary_candidates,
+                                   facts_.layer_bytes, facts_.crossing_bytes,
+                                   peak_of);
+  const std::vector<std::vector<int> > outers = NestedOuterSplits(sqrt);
   struct Tried {
     size_t outer;
     int parts;  // every recomputed segment cut into this many
     size_t peak;
   };
-  std::vector<Tried> tried;
   auto uniform = [](const std::vector<int>& outer, int m) {
     return std::vector<int>(outer.size() + 1, m);
   };
-  auto cost_of = [&](const Tried& t) {
-    const std::vector<int>& outer = outers[t.outer];
-    return mem::ExtraForwardFraction(
-        mem::MakeNestedSegments(n, outer,
-                                NestedCuts(outer, uniform(outer, t.parts))),
-        facts_.recomputable, facts_.layer_cost);
+  // Outer split o with every recomputed segment in m parts.
+  auto cuts_of = [&](size_t o, int m) {
+    return NestedCuts(outers[o], uniform(outers[o], m));
   };
-  for (size_t o = 0; o < outers.size(); ++o)
-    tried.push_back({o, 2, PlannedBytes(outers[o], NestedCuts(
-                                                       outers[o],
-                                                       uniform(outers[o], 2)))});
+  auto tried_with = [&](size_t o, int m) {
+    return Tried{o, m, PlannedBytes(outers[o], cuts_of(o, m))};
+  };
+  std::vector<Tried> tried;
+  for (size_t o = 0; o < outers.size(); ++o) tried.push_back(tried_with(o, 2));
   std::vector<Tried> by_peak = tried;
   std::stable_sort(by_peak.begin(), by_peak.end(),
                    [](const Tried& a, const Tried& b) {
                      return a.peak < b.peak;
                    });
-  for (size_t t = 0; t < by_peak.size() && t < 4; ++t) {
-    const std::vector<int>& outer = outers[by_peak[t].outer];
+  for (size_t t = 0; t < by_peak.size() && t < 4; ++t)
     for (int m = 3; m <= 4; ++m)
-      tried.push_back({by_peak[t].outer, m,
-                       PlannedBytes(outer, NestedCuts(outer, uniform(outer, m)))});
-  }
+      tried.push_back(tried_with(by_peak[t].outer, m));
+  // SQRT's own split, uncut (outers[0] when SQRT found one).
   if (!sqrt.empty()) tried.push_back({0, 1, PlannedBytes(sqrt)});
   const size_t without = PlannedBytes({});
   const Tried* best = nullptr;
@@ -328,7 +332,10 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
     if (budget == 0) {
       if (t.peak < (best ? best->peak : without)) best = &t;
     } else if (t.peak <= budget) {
-      const double cost = cost_of(t);
+      const double cost = mem::ExtraForwardFraction(
+          mem::MakeNestedSegments(n, outers[t.outer],
+                                  cuts_of(t.outer, t.parts)),
+          facts_.recomputable, facts_.layer_cost);
       if (!best || cost < best_cost) {
         best = &t;
         best_cost = cost;
@@ -343,22 +350,26 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
                 << "'; nothing is recomputed";
     return {};
   }
-  const std::vector<int> best_outer = outers[best->outer];
-  const size_t keep_within = budget == 0 ? best->peak : budget;
-  std::vector<int> best_parts = uniform(best_outer, best->parts);
-  for (size_t g = 0; g < best_parts.size(); ++g) {
-    for (int fewer = 1; fewer < best_parts[g]; ++fewer) {
-      std::vector<int> parts = best_parts;
-      parts[g] = fewer;
-      if (PlannedBytes(best_outer, NestedCuts(best_outer, parts)) <=
-          keep_within) {
-        best_parts = parts;
+  const std::vector<int>& best_outer = outers[best->outer];
+  inner_boundaries_ = NestedCuts(
+      best_outer, ThinParts(best_outer, uniform(best_outer, best->parts),
+                            budget == 0 ? best->peak : budget));
+  return best_outer;
+}
+
+std::vector<int> NetMemory::ThinParts(const std::vector<int>& outer,
+                                      std::vector<int> parts, size_t limit) {
+  for (size_t g = 0; g < parts.size(); ++g) {
+    for (int fewer = 1; fewer < parts[g]; ++fewer) {
+      std::vector<int> thinner = parts;
+      thinner[g] = fewer;
+      if (PlannedBytes(outer, NestedCuts(outer, thinner)) <= limit) {
+        parts = thinner;
         break;
       }
     }
   }
-  inner_boundaries_ = NestedCuts(best_outer, best_parts);
-  return best_outer;
+  return parts;
 }
 
 double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
