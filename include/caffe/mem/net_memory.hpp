@@ -172,12 +172,14 @@ class NetMemory : public StepHook {
   // Forward cost the segments rerun, over one forward pass (facts_'s
   // costs: measured or estimated).
   double ExtraCost(const std::vector<int>& boundaries) const;
-  // BUDGET, for one split: keeps the outputs of expensive layers inside
-  // recomputed segments (never rerun), the most forward cost per byte
-  // first, each only while the planned peak stays within `budget` (up to
-  // a run of misses).  Returns the keep flags; facts_ describe them.
+  // BUDGET, for one split (with levels: 2, its `inner` cuts): keeps the
+  // outputs of expensive layers inside recomputed segments (never rerun),
+  // the most forward cost per byte first, each only while the planned
+  // peak stays within `budget` (up to a run of misses) and every cut can
+  // still end a segment.  Returns the keep flags; facts_ describe them.
   std::vector<bool> KeepWhatFits(const std::vector<int>& boundaries,
-                                 size_t budget);
+                                 size_t budget,
+                                 const std::vector<int>& inner = {});
   size_t PlannedBytes(const std::vector<int>& boundaries,
                       const std::vector<int>& inner = {});
   // PlannedBytes's answers for the current facts_, by boundaries: the

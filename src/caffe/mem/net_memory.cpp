@@ -193,7 +193,11 @@ std::vector<int> NetMemory::ChooseBoundaries() {
         // No single level fits: segments cut again may.
         size_t nested_smallest = smallest;
         const std::vector<int> b = ChooseNested(budget, &nested_smallest);
-        if (!b.empty()) return b;
+        if (!b.empty()) {
+          // The room left under the budget keeps expensive outputs.
+          KeepWhatFits(b, budget, inner_boundaries_);
+          return b;
+        }
         smallest = std::min(smallest, nested_smallest);
       }
       CAFFE_CHECK(!fitting.empty())
@@ -379,7 +383,8 @@ double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
 }
 
 std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
-                                          size_t budget) {
+                                          size_t budget,
+                                          const std::vector<int>& inner) {
   std::vector<bool> keep(graph_.num_layers(), false);
   if (boundaries.empty()) return keep;
   const mem::RecomputeFacts all_recomputed = facts_;
@@ -407,9 +412,11 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
     SetFacts(mem::StudyRecompute(graph_, keep));
     const std::vector<int>& c = facts_.boundary_candidates;
     bool still_cuts = true;
-    for (int b : boundaries)
-      still_cuts = still_cuts && std::binary_search(c.begin(), c.end(), b);
-    const size_t p = still_cuts ? PlannedBytes(boundaries) : budget + 1;
+    for (const std::vector<int>* cuts : {&boundaries, &inner})
+      for (int b : *cuts)
+        still_cuts = still_cuts && std::binary_search(c.begin(), c.end(), b);
+    const size_t p =
+        still_cuts ? PlannedBytes(boundaries, inner) : budget + 1;
     if (p > budget) {
       keep[layer] = false;
       ++misses;
