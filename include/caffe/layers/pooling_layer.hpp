@@ -60,6 +60,8 @@
 namespace caffe {
 
 struct PoolGeometry;  // pooling_kernels.hpp
+template <typename Dtype, typename Mask>
+struct MaxPoolForward;
 
 template <typename Dtype>
 class PoolingLayer : public Layer<Dtype> {
@@ -131,6 +133,8 @@ class PoolingLayer : public Layer<Dtype> {
   // MAX's and STOCHASTIC's training backward for either argmax form
   // (pooling_kernels.hpp): a gather on the GPU, a scatter per plane on the
   // CPU, the same bits.
+  template <typename Mask>
+  void MaxForwardByBodies(bool gpu, const MaxPoolForward<Dtype, Mask>& body);
   template <typename Mask>
   void MaxBackwardByBodies(bool gpu, const Mask* mask, const Dtype* dy,
                            Dtype* dx);

@@ -15,9 +15,11 @@
 //  * uint8_t: its offset within the unclipped kernel window, row by row
 //    (kNoArgmax: none), a quarter of the memory, for windows of at most
 //    kMaxCompactWindow elements.
-// On the CPU, MAX's and STOCHASTIC's training backward scatter plane by
-// plane (MaxPoolScatterPlane) instead of gathering: the same additions in
-// the same order, without the gather's per-element index arithmetic.
+// On the CPU, MAX's forward runs a row of outputs per index
+// (MaxPoolForwardRow), and MAX's and STOCHASTIC's training backward
+// scatter plane by plane (MaxPoolScatterPlane) instead of gathering: the
+// same operations in the same order, without the per-element index
+// arithmetic.
 #ifndef CAFFE_POOLING_KERNELS_HPP_
 #define CAFFE_POOLING_KERNELS_HPP_
 
@@ -74,6 +76,10 @@ struct MaxPoolForward {
     const int ph = static_cast<int>((index / g.pooled_width) % g.pooled_height);
     const long plane =
         index / (static_cast<long>(g.pooled_width) * g.pooled_height);
+    At(index, plane, ph, pw);
+  }
+  // Output `index`, at (ph, pw) of `plane`.
+  CAFFE_KERNEL void At(long index, long plane, int ph, int pw) const {
     const int h0 = ph * g.stride_h - g.pad_h;
     const int w0 = pw * g.stride_w - g.pad_w;
     const int hend = Min(h0 + g.kernel_h, g.height);
@@ -96,6 +102,20 @@ struct MaxPoolForward {
     if (mask) StoreArgmax(mask, index, best_h, best_w, h0, w0, g);
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
+};
+
+// MaxPoolForward one output row at a time (index: plane * pooled_height +
+// ph), for the CPU: the same outputs, without dividing per output.
+template <typename Dtype, typename Mask = int>
+struct MaxPoolForwardRow {
+  MaxPoolForward<Dtype, Mask> f;
+  CAFFE_KERNEL void operator()(long row) const {
+    const int ph = static_cast<int>(row % f.g.pooled_height);
+    const long plane = row / f.g.pooled_height;
+    long index = row * f.g.pooled_width;
+    for (int pw = 0; pw < f.g.pooled_width; ++pw, ++index)
+      f.At(index, plane, ph, pw);
+  }
 };
 
 template <typename Dtype>

@@ -313,12 +313,11 @@ void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
   switch (this->layer_param_.pooling_param().pool()) {
     case PoolingParameter_PoolMethod_MAX:
       if (compact_mask_) {
-        ForEachOn(gpu, n, GrainFor(window),
-                  MaxPoolForward<Dtype, uint8_t>{
-                      x, y, reinterpret_cast<uint8_t*>(mask), Geometry()});
+        MaxForwardByBodies(gpu, MaxPoolForward<Dtype, uint8_t>{
+                                    x, y, reinterpret_cast<uint8_t*>(mask),
+                                    Geometry()});
       } else {
-        ForEachOn(gpu, n, GrainFor(window),
-                  MaxPoolForward<Dtype>{x, y, mask, Geometry()});
+        MaxForwardByBodies(gpu, MaxPoolForward<Dtype>{x, y, mask, Geometry()});
       }
       break;
     case PoolingParameter_PoolMethod_AVE:
@@ -330,6 +329,23 @@ void PoolingLayer<Dtype>::ForwardByBodies(bool gpu,
                     << ": unknown pooling method "
                     << this->layer_param_.pooling_param().pool();
   }
+}
+
+// The GPU takes an output per index; the CPU a row of outputs.
+template <typename Dtype>
+template <typename Mask>
+void PoolingLayer<Dtype>::MaxForwardByBodies(
+    bool gpu, const MaxPoolForward<Dtype, Mask>& body) {
+  const long window = static_cast<long>(kernel_h_) * kernel_w_;
+  if (gpu) {
+    ForEachOn(true, static_cast<long>(num_) * channels_ * pooled_height_ *
+                        pooled_width_,
+              GrainFor(window), body);
+    return;
+  }
+  ForEach(static_cast<long>(num_) * channels_ * pooled_height_,
+          GrainFor(window * pooled_width_),
+          MaxPoolForwardRow<Dtype, Mask>{body});
 }
 
 // Each input element adds its windows' gradients in window order, the
