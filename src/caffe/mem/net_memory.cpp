@@ -290,9 +290,9 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
                                          size_t* smallest_peak) {
   // Each outer split (NestedOuterSplits) is tried with every recomputed
   // segment cut in two; the best four again with three and four parts.
-  // Without a budget the smallest peak wins; with one, the least extra
-  // forward cost among those that fit.  The winner is then thinned
-  // (ThinParts) within its peak, or within the budget.
+  // Without a budget the smallest peak wins, thinned (ThinParts) within
+  // that peak; with one, the least extra forward cost after thinning
+  // within the budget, among the cheapest few that fit.
   const int n = graph_.num_layers();
   auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
   const std::vector<int> sqrt =
@@ -328,36 +328,71 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
   // SQRT's own split, uncut (outers[0] when SQRT found one).
   if (!sqrt.empty()) tried.push_back({0, 1, PlannedBytes(sqrt)});
   const size_t without = PlannedBytes({});
-  const Tried* best = nullptr;
-  double best_cost = 0;
   size_t smallest = without;
-  for (const Tried& t : tried) {
-    smallest = std::min(smallest, t.peak);
-    if (budget == 0) {
-      if (t.peak < (best ? best->peak : without)) best = &t;
-    } else if (t.peak <= budget) {
-      const double cost = mem::ExtraForwardFraction(
-          mem::MakeNestedSegments(n, outers[t.outer],
-                                  cuts_of(t.outer, t.parts)),
-          facts_.recomputable, facts_.layer_cost);
-      if (!best || cost < best_cost) {
-        best = &t;
-        best_cost = cost;
-      }
+  const Tried* smallest_tried = nullptr;
+  for (const Tried& t : tried)
+    if (t.peak < smallest) {
+      smallest = t.peak;
+      smallest_tried = &t;
     }
-  }
   if (smallest_peak) *smallest_peak = smallest;
-  if (!best) {
-    if (budget == 0)
+  if (budget == 0) {
+    if (!smallest_tried) {
       LOG(INFO) << "mem_param.recompute: no segments lower the planned "
                 << "peak of net '" << graph_.net_name
                 << "'; nothing is recomputed";
-    return {};
+      return {};
+    }
+    const std::vector<int>& outer = outers[smallest_tried->outer];
+    inner_boundaries_ = NestedCuts(
+        outer, ThinParts(outer, uniform(outer, smallest_tried->parts),
+                         smallest_tried->peak));
+    return outer;
+  }
+  // With a budget: thinning lowers a plan's cost by an amount that
+  // differs from plan to plan, so the cheapest few that fit are each
+  // thinned within the budget and compared after.  So is SQRT levels 2's
+  // own plan (the smallest peak, thinned within that peak), so that BUDGET
+  // never reruns more than it where it fits.
+  auto cost_of = [&](const std::vector<int>& outer,
+                     const std::vector<int>& parts) {
+    return mem::ExtraForwardFraction(
+        mem::MakeNestedSegments(n, outer, NestedCuts(outer, parts)),
+        facts_.recomputable, facts_.layer_cost);
+  };
+  std::vector<std::pair<double, const Tried*> > fitting;
+  for (const Tried& t : tried)
+    if (t.peak <= budget)
+      fitting.push_back(
+          {cost_of(outers[t.outer], uniform(outers[t.outer], t.parts)), &t});
+  if (fitting.empty()) return {};
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [](const std::pair<double, const Tried*>& a,
+                      const std::pair<double, const Tried*>& b) {
+                     return a.first < b.first;
+                   });
+  const size_t kThinned = 4;
+  std::vector<std::pair<const Tried*, size_t> > thin;  // plan, limit
+  for (size_t i = 0; i < fitting.size() && i < kThinned; ++i)
+    thin.push_back({fitting[i].second, budget});
+  if (smallest_tried && smallest_tried->peak <= budget)
+    thin.push_back({smallest_tried, smallest_tried->peak});
+  const Tried* best = nullptr;
+  std::vector<int> best_parts;
+  double best_cost = 0;
+  for (const std::pair<const Tried*, size_t>& t : thin) {
+    const std::vector<int>& outer = outers[t.first->outer];
+    const std::vector<int> parts =
+        ThinParts(outer, uniform(outer, t.first->parts), t.second);
+    const double cost = cost_of(outer, parts);
+    if (!best || cost < best_cost) {
+      best = t.first;
+      best_parts = parts;
+      best_cost = cost;
+    }
   }
   const std::vector<int>& best_outer = outers[best->outer];
-  inner_boundaries_ = NestedCuts(
-      best_outer, ThinParts(best_outer, uniform(best_outer, best->parts),
-                            budget == 0 ? best->peak : budget));
+  inner_boundaries_ = NestedCuts(best_outer, best_parts);
   return best_outer;
 }
 
