@@ -14,8 +14,9 @@
 # PARTS: which sections run ("time largest" by default).  SPECS: the
 # timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (plain, mem,
 # sqrt, as make_nets.py, each optionally +tf32 and/or +find); TF32: PyTorch's settings timed (0, 1); LARGEST:
-# the variants whose largest batch is searched.  Smaller sets fit a short
-# device lease.
+# the variants whose largest batch is searched; LARGEST_FROM: the first
+# batch tried (default 64; a batch known to run saves the doubling up to
+# it; if it does not run, the search bisects below it).  Smaller sets fit a short device lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PARTS="${PARTS:-time largest}"
@@ -87,7 +88,7 @@ fits_lean() {  # variant batch
   return $ok
 }
 largest() {  # fits-function arg
-  local lo=0 hi=64
+  local lo=0 hi="${LARGEST_FROM:-64}"
   while "$1" "$2" "$hi"; do lo=$hi; hi=$((hi * 2)); done
   while [ $((hi - lo)) -gt "$BATCH_STEP" ]; do
     local mid=$(((lo + hi) / 2))
