@@ -16,7 +16,8 @@
 # sqrt, as make_nets.py, each optionally +tf32 and/or +find); TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched; LARGEST_FROM: the first
 # batch tried (default 64; a batch known to run saves the doubling up to
-# it; if it does not run, the search bisects below it).  Smaller sets fit a short device lease.
+# it; if it does not run, the search bisects below it).  Smaller sets fit
+# a short device lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 PARTS="${PARTS:-time largest}"
