@@ -215,6 +215,14 @@ class Layer {
   // buffer whose lifetime does not overlap.  Memory a layer keeps across
   // iterations (recurrent state) must not be listed.
   virtual void KeptMemory(vector<SyncedMemory*>* kept) const {}
+  // Of that kept memory, what a recomputing forward (recomputing() true)
+  // reads instead of writing (BatchNorm's batch statistics): the
+  // iteration's first forward writes it and reruns reuse it, so the
+  // planner keeps it from that forward to the backward even in a
+  // recomputed segment.  A rerun gives the same bits as the forward
+  // (the same inputs), so reusing what the forward computed changes no
+  // result; it only saves the work.
+  virtual void RerunReadsMemory(vector<SyncedMemory*>* reread) const {}
   // Per-call scratch (a column buffer, a library's workspace): memory the
   // layer needs only while its Forward or Backward runs, sized for its
   // current shapes in Reshape.  Null (the default) when it needs none.

@@ -134,9 +134,21 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
         net.top_vecs()[i][0]->diff() &&
         net.top_vecs()[i][0]->diff() == net.bottom_vecs()[i][alias]->diff())
       l.diff_aliased_bottom = alias;
-    vector<SyncedMemory*> kept;
+    vector<SyncedMemory*> kept, reread;
     layer.KeptMemory(&kept);
-    for (SyncedMemory* m : kept) l.kept.push_back(index.Of(m));
+    layer.RerunReadsMemory(&reread);
+    for (SyncedMemory* m : kept) {
+      l.kept.push_back(index.Of(m));
+      l.kept_reread.push_back(
+          std::find(reread.begin(), reread.end(), m) != reread.end());
+    }
+    for (SyncedMemory* m : reread) {
+      CAFFE_INTERNAL_CHECK(std::find(kept.begin(), kept.end(), m) !=
+                           kept.end())
+          << "layer '" << l.name << "' (type " << layer.type()
+          << ") rereads memory it does not keep (RerunReadsMemory must be "
+          << "part of KeptMemory)";
+    }
     SyncedMemory* scratch = layer.ScratchMemory();
     if (scratch && scratch->size() > 0) l.scratch = index.Of(scratch);
     g.layers.push_back(l);

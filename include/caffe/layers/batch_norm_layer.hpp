@@ -15,7 +15,8 @@
 // and eps (default 1e-5) is added to the variance before the square root.
 // Backward reads no bottom or top data: it keeps its own copy of the
 // normalized output (batch statistics only) and the per-channel standard
-// deviation, reported by InternalBytes.  In place is allowed.
+// deviation, reported by InternalBytes.  A rerun for recomputation reuses
+// the forward's batch statistics (RerunReadsMemory).  In place is allowed.
 #ifndef CAFFE_BATCH_NORM_LAYER_HPP_
 #define CAFFE_BATCH_NORM_LAYER_HPP_
 
@@ -60,6 +61,13 @@ class BatchNormLayer : public Layer<Dtype> {
     this->KeepBlobMemory(x_norm_, kept);
     this->KeepBlobMemory(mean_, kept);
     this->KeepBlobMemory(std_, kept);
+  }
+  // A rerun with batch statistics normalizes with the forward's (the same
+  // input gives the same bits) and skips the two passes that take them.
+  void RerunReadsMemory(vector<SyncedMemory*>* reread) const override {
+    if (use_global_stats_) return;
+    this->KeepBlobMemory(mean_, reread);
+    this->KeepBlobMemory(std_, reread);
   }
   // Channel stages (batch_norm_compute.hpp), for fused chains.
   DECLARE_CHANNEL_STAGES;

@@ -54,6 +54,9 @@ struct GraphLayer {
   int backward_reads = 3;    // BackwardReadsBits (memory_contract.hpp)
   bool may_run_twice = true;  // its contract allows recomputation
   std::vector<int> kept;      // memory indices of its kept memory
+  // kept[k] is read, not written, when the layer is recomputed
+  // (Layer::RerunReadsMemory); empty means none is.
+  std::vector<bool> kept_reread;
   // Memory index of its per-call scratch (column buffer, library
   // workspace: Layer::ScratchMemory), -1 when none.  Nothing in it
   // survives a call, so each step the layer runs is a lifetime of its own.

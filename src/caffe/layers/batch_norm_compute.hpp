@@ -213,11 +213,16 @@ auto BatchNormLayer<Dtype>::ForwardStage(const Launch& launch,
       update ? MutableDataOn(gpu, this->blobs_[0].get()) : nullptr,
       update ? MutableDataOn(gpu, this->blobs_[1].get()) : nullptr, f,
       correction};
+  // A rerun for recomputation sees the forward's input again, so the
+  // batch statistics it would take are the ones mean_ and std_ still hold
+  // (the plan keeps them: RerunReadsMemory); only the planes run.
+  const bool reuse = !use_global_stats_ && this->recomputing_;
   const auto channel_body = MakeThen(
       MakeThen(Maybe<BatchNormGlobalStats<Dtype> >{global, use_global_stats_},
-               Maybe<BatchNormStats<Dtype> >{batch, !use_global_stats_}),
+               Maybe<BatchNormStats<Dtype> >{batch,
+                                             !use_global_stats_ && !reuse}),
       MakeThen(Maybe<BatchNormRunningSums<Dtype> >{running, update},
-               BatchNormSqrt<Dtype>{sd, eps_}));
+               Maybe<BatchNormSqrt<Dtype> >{{sd, eps_}, !reuse}));
   // Element-wise from here, so in place is safe.  A later in-place layer
   // may overwrite the top; backward needs it, so it is kept in x_norm_ in
   // the same pass.

@@ -177,7 +177,13 @@ void DryRun(const NetGraph& graph, const std::vector<Step>& schedule,
     for (size_t k = 0; k < layer.tops.size(); ++k)
       groups->Record(groups->OfBlob(layer.tops[k], false), s, true,
                      layer.top_is_view[k] ? 0 : run);
-    for (int m : layer.kept) groups->Record(groups->OfMemory(m), s, true, run);
+    for (size_t k = 0; k < layer.kept.size(); ++k) {
+      // A rerun reads what the first forward kept (Layer::RerunReadsMemory).
+      const bool reread = run > 0 && k < layer.kept_reread.size() &&
+                          layer.kept_reread[k];
+      groups->Record(groups->OfMemory(layer.kept[k]), s, !reread,
+                     reread ? 0 : run);
+    }
     RecordScratch(layer, s, groups);
   }
 }

@@ -174,6 +174,50 @@ TYPED_TEST(BatchNormLayerTest, RunningStatisticsAfterTwoPasses) {
   this->ExpectNormalized(second, this->top_, mean2, var2, 1e-5);
 }
 
+TYPED_TEST(BatchNormLayerTest, RerunReusesTheForwardsStatistics) {
+  // A recomputing forward normalizes with the statistics of the forward
+  // before it (it declares them as read: RerunReadsMemory), leaves the
+  // running sums alone, and gives the forward's bits on the same input.
+  typedef TypeParam Dtype;
+  BatchNormLayer<Dtype> layer(this->Param(TRAIN));
+  layer.SetUp(this->bottom_vec_, this->top_vec_);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  const vector<Dtype> first(this->top_.cpu_data(),
+                            this->top_.cpu_data() + this->top_.count());
+  vector<double> mean, var;
+  this->Stats(this->bottom_, &mean, &var);
+  vector<SyncedMemory*> kept, reread;
+  layer.KeptMemory(&kept);
+  layer.RerunReadsMemory(&reread);
+  ASSERT_EQ(2u, reread.size());
+  for (SyncedMemory* m : reread)
+    EXPECT_NE(std::find(kept.begin(), kept.end(), m), kept.end());
+  const vector<Dtype> sums(layer.blobs()[0]->cpu_data(),
+                           layer.blobs()[0]->cpu_data() + 3);
+
+  layer.set_recomputing(true);
+  layer.Forward(this->bottom_vec_, this->top_vec_);
+  for (int i = 0; i < this->top_.count(); ++i)
+    ASSERT_EQ(first[i], this->top_.cpu_data()[i]) << "index " << i;
+  // Another input: still the first forward's statistics, not its own.
+  Blob<Dtype> other(2, 3, 4, 5);
+  this->Fill(&other, Dtype(-0.5), Dtype(0.7));
+  vector<Blob<Dtype>*> other_vec(1, &other);
+  layer.Forward(other_vec, this->top_vec_);
+  layer.set_recomputing(false);
+  this->ExpectNormalized(other, this->top_, mean, var, 1e-5);
+  for (int c = 0; c < 3; ++c)
+    EXPECT_EQ(sums[c], layer.blobs()[0]->cpu_data()[c]);
+
+  // With stored statistics nothing is reread (a rerun recomputes them
+  // from the blobs).
+  BatchNormLayer<Dtype> test(this->Param(TEST));
+  test.SetUp(this->bottom_vec_, this->top_vec_);
+  reread.clear();
+  test.RerunReadsMemory(&reread);
+  EXPECT_TRUE(reread.empty());
+}
+
 TYPED_TEST(BatchNormLayerTest, TestPhaseUsesStoredStatistics) {
   typedef TypeParam Dtype;
   BatchNormLayer<Dtype> layer(this->Param(TEST));

@@ -170,6 +170,36 @@ TEST(MemAnalyzeTest, RecomputationGivesASecondLifetime) {
   EXPECT_LT(a.requests[first].last_step, a.requests[second].first_step);
 }
 
+TEST(MemAnalyzeTest, KeptMemoryARerunReadsKeepsOneLifetime) {
+  // L1 and L2 are recomputed (cut after L2).  L1 keeps two memories: the
+  // first its rerun writes again (a second lifetime), the second its rerun
+  // reads (BatchNorm's statistics): one lifetime from the forward to the
+  // backward, across the rerun.
+  Chain c;
+  const int fresh = static_cast<int>(c.g.memories.size());
+  c.g.memories.resize(fresh + 2);
+  c.g.memories[fresh].bytes = c.g.memories[fresh + 1].bytes = 40;
+  c.g.layers[0].kept = {fresh, fresh + 1};
+  c.g.layers[0].kept_reread = {false, true};
+  const RecomputeFacts f = StudyRecompute(c.g);
+  const std::vector<Step> schedule =
+      MakeSchedule(MakeSegments(c.g.num_layers(), {2}), f.recomputable);
+  const Analysis a = Analyze(c.g, schedule, AnalyzeOptions());
+  int rewritten = -1, reread = -1, backward = -1;
+  for (size_t s = 0; s < schedule.size(); ++s)
+    if (schedule[s].layer == 0 && schedule[s].kind == Step::kBackward)
+      backward = static_cast<int>(s);
+  ASSERT_GE(backward, 0);
+  ASSERT_TRUE(c.Find(a, "L1/kept0@recompute", &rewritten));
+  ASSERT_TRUE(c.Find(a, "L1/kept1", &reread));
+  EXPECT_FALSE(c.Find(a, "L1/kept1@recompute"));
+  EXPECT_EQ(a.requests[reread].first_step, 0);
+  EXPECT_EQ(a.requests[reread].last_step, backward);
+  int first = -1;
+  ASSERT_TRUE(c.Find(a, "L1/kept0", &first));
+  EXPECT_LT(a.requests[first].last_step, a.requests[rewritten].first_step);
+}
+
 TEST(MemAnalyzeTest, NestedRecomputationGivesAThirdLifetime) {
   Chain c;
   const RecomputeFacts f = StudyRecompute(c.g);
