@@ -6,7 +6,7 @@ PACKAGES=(
   build-essential cmake ccache pkg-config
   libprotobuf-dev protobuf-compiler
   libgoogle-glog-dev libgflags-dev
-  libopenblas-dev libdnnl-dev
+  libopenblas-dev libopenblas0-openmp libdnnl-dev
   libboost-dev libboost-filesystem-dev libboost-system-dev
   liblmdb-dev lmdb-utils libhdf5-dev
   libleveldb-dev libsnappy-dev libopencv-dev
