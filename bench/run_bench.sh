@@ -53,6 +53,11 @@ SKIP_TORCH="${SKIP_TORCH:-0}"
 BENCH_FORCE="${BENCH_FORCE:-0}"
 UPDATE_BASELINES="${UPDATE_BASELINES:-0}"
 CAFFE_ARGS="${CAFFE_ARGS:-}"
+for spec in $NETS; do
+  [[ "$spec" =~ ^[a-z0-9_]+:[1-9][0-9]*$ ]] ||
+    { echo "run_bench.sh: NETS entry '$spec' is not net:batch" \
+           "(for example caffenet:32)" >&2; exit 2; }
+done
 BASELINES=bench/quiet_baselines.tsv
 # Baselines hold per CPU: the project's machines differ from session to
 # session (an Intel Xeon with a large L3, an AMD EPYC with 32 MiB), and
