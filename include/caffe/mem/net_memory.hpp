@@ -111,6 +111,12 @@ class NetMemory : public StepHook {
   // auto: CHEAP: the planned bytes of its finest split (a cut after every
   // expensive layer), which the split it chose never exceeds; 0 otherwise.
   size_t cheap_finest_bytes() const { return cheap_finest_bytes_; }
+  // auto: BUDGET: the extra forward work of the searched split with its
+  // keeps, before RefineBudgetPlan moved its cuts (0 otherwise); the
+  // plan's extra_forward_fraction() is never more.
+  double budget_searched_fraction() const {
+    return budget_searched_fraction_;
+  }
 
   // Blobs (ids) kept out of sharing in every later plan, as exclude_blob
   // keeps them (data and diff); plans again when the set changes.
@@ -177,9 +183,19 @@ class NetMemory : public StepHook {
   // the most forward cost per byte first, each only while the planned
   // peak stays within `budget` (up to a run of misses) and every cut can
   // still end a segment.  Returns the keep flags; facts_ describe them.
+  // `keep`: outputs already kept (empty: none).
   std::vector<bool> KeepWhatFits(const std::vector<int>& boundaries,
                                  size_t budget,
-                                 const std::vector<int>& inner = {});
+                                 const std::vector<int>& inner = {},
+                                 std::vector<bool> keep = {});
+  // BUDGET's last stage, for the chosen split `outer` (and
+  // inner_boundaries_) with outputs `keep` kept (facts_ describe them):
+  // moves its cuts where rerunning costs less and still fits
+  // (mem::RefineCuts), then keeps more outputs in the room that leaves,
+  // for a few rounds; once from `keep`, once from no kept outputs, and
+  // the cheaper result wins.  Updates *outer, inner_boundaries_, facts_.
+  void RefineBudgetPlan(std::vector<int>* outer, size_t budget,
+                        bool allow_inner, std::vector<bool> keep);
   size_t PlannedBytes(const std::vector<int>& boundaries,
                       const std::vector<int>& inner = {});
   // PlannedBytes's answers for the current facts_, by boundaries: the
@@ -212,6 +228,7 @@ class NetMemory : public StepHook {
   double extra_forward_fraction_ = 0;
   size_t bytes_without_recompute_ = 0;
   size_t cheap_finest_bytes_ = 0;
+  double budget_searched_fraction_ = 0;
   // Asked-for blobs: pinned ids and requested ids (data, diff).
   std::set<int> kept_;
   std::set<int> requested_[2];

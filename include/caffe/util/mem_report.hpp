@@ -75,6 +75,7 @@ struct MemoryReport {
   std::vector<int> checkpoint_steps;
   // recompute levels: 2: the parts that run a third time (mem/recompute.hpp).
   int nested_parts = 0;
+  std::vector<std::string> nested_spans;  // "first .. last" layer of each
   double extra_forward_fraction = 0;
   size_t bytes_without_recompute = 0;
   bool costs_measured = false;  // mem_param.recompute.layer_costs

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "caffe/mem/guard.hpp"
+#include "caffe/mem/refine_cuts.hpp"
 
 namespace caffe {
 
@@ -195,8 +196,10 @@ std::vector<int> NetMemory::ChooseBoundaries() {
         const std::vector<int> b = ChooseNested(budget, &nested_smallest);
         if (!b.empty()) {
           // The room left under the budget keeps expensive outputs.
-          KeepWhatFits(b, budget, inner_boundaries_);
-          return b;
+          std::vector<int> outer = b;
+          RefineBudgetPlan(&outer, budget, true,
+                           KeepWhatFits(b, budget, inner_boundaries_));
+          return outer;
         }
         smallest = std::min(smallest, nested_smallest);
       }
@@ -233,6 +236,7 @@ std::vector<int> NetMemory::ChooseBoundaries() {
         }
       }
       SetFacts(mem::StudyRecompute(graph_, best_keep));
+      RefineBudgetPlan(&best, budget, rp.levels() == 2, best_keep);
       return best;
     }
   }
@@ -419,16 +423,18 @@ double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
 
 std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
                                           size_t budget,
-                                          const std::vector<int>& inner) {
-  std::vector<bool> keep(graph_.num_layers(), false);
+                                          const std::vector<int>& inner,
+                                          std::vector<bool> keep) {
+  if (keep.empty()) keep.assign(graph_.num_layers(), false);
   if (boundaries.empty()) return keep;
-  const mem::RecomputeFacts all_recomputed = facts_;
+  const mem::RecomputeFacts all_recomputed = mem::StudyRecompute(graph_);
   // Expensive layers the segments would run again, the most forward cost
   // per byte of output first: keeping such an output saves the most
   // recomputation for the memory it holds.
   std::vector<int> order;
   for (int i = 0; i <= boundaries.back(); ++i)
-    if (graph_.layers[i].expensive && all_recomputed.recomputable[i])
+    if (graph_.layers[i].expensive && all_recomputed.recomputable[i] &&
+        !keep[i])
       order.push_back(i);
   auto density = [&all_recomputed](int layer) {
     return all_recomputed.layer_cost[layer] /
@@ -461,6 +467,63 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
   }
   SetFacts(mem::StudyRecompute(graph_, keep));
   return keep;
+}
+
+void NetMemory::RefineBudgetPlan(std::vector<int>* outer, size_t budget,
+                                 bool allow_inner, std::vector<bool> keep) {
+  const int n = graph_.num_layers();
+  auto cost = [this, n](const mem::Cuts& c) {
+    return mem::ExtraForwardFraction(
+        mem::MakeNestedSegments(n, c.outer, c.inner), facts_.recomputable,
+        facts_.layer_cost);
+  };
+  auto fits = [this, budget](const mem::Cuts& c) {
+    return PlannedBytes(c.outer, c.inner) <= budget;
+  };
+  mem::RefineOptions options;
+  options.allow_inner = allow_inner;
+  struct Refined {
+    mem::Cuts cuts;
+    std::vector<bool> keep;
+    double cost;
+  };
+  // From cuts `cur` with outputs `k` kept (facts_ describe them): moving
+  // cuts can free room that keeps another output, and a kept output
+  // changes which cuts pay, so a few rounds of each.
+  auto refine = [&](mem::Cuts cur, std::vector<bool> k) {
+    const int kRounds = 3;
+    for (int round = 0; round < kRounds; ++round) {
+      const mem::Cuts moved = mem::RefineCuts(facts_.boundary_candidates, n,
+                                              cur, cost, fits, options);
+      const std::vector<bool> more =
+          KeepWhatFits(moved.outer, budget, moved.inner, k);
+      const bool changed = !(moved == cur) || more != k;
+      cur = moved;
+      k = more;
+      if (!changed) break;
+    }
+    return Refined{cur, k, cost(cur)};
+  };
+  const mem::Cuts searched{*outer, inner_boundaries_};
+  budget_searched_fraction_ = cost(searched);
+  // Two starts: the searched keeps, which fill the budget first, and none,
+  // which leaves the cuts room to move before outputs are kept.
+  const Refined with_keeps = refine(searched, keep);
+  SetFacts(mem::StudyRecompute(graph_));
+  Refined best = with_keeps;
+  if (mem::ValidCuts(searched, facts_.boundary_candidates, n) &&
+      fits(searched)) {
+    const Refined without = refine(searched, std::vector<bool>(n, false));
+    if (without.cost < best.cost) best = without;
+  }
+  SetFacts(mem::StudyRecompute(graph_, best.keep));
+  *outer = best.cuts.outer;
+  inner_boundaries_ = best.cuts.inner;
+  if (best.cost < budget_searched_fraction_)
+    LOG(INFO) << "mem_param.recompute: BUDGET refined its plan (cuts "
+              << "moved, outputs kept): extra forward work "
+              << 100 * budget_searched_fraction_ << "% -> " << 100 * best.cost
+              << "% of one forward pass";
 }
 
 bool NetMemory::HandsOverWithin(int first_step, int last_step) const {
@@ -501,6 +564,7 @@ void NetMemory::Plan() {
   graph_ = source_->Graph();
   signature_ = source_->Signature();
   cheap_finest_bytes_ = 0;
+  budget_searched_fraction_ = 0;
   const RecomputeParameter& rp = param_.recompute();
   const bool cheap = param_.has_recompute() && rp.checkpoint_size() == 0 &&
                      rp.auto_() == RecomputeParameter_Auto_CHEAP;

@@ -232,8 +232,12 @@ MemoryReport BuildMemoryReport(const NetParameter& in, Phase phase,
     }
   }
   r.checkpoints = memory.checkpoints();
-  for (const mem::Segment& seg : memory.segments())
-    if (seg.nested) ++r.nested_parts;
+  for (const mem::Segment& seg : memory.segments()) {
+    if (!seg.nested) continue;
+    ++r.nested_parts;
+    r.nested_spans.push_back(net.layer_names()[seg.begin] + " .. " +
+                             net.layer_names()[seg.end]);
+  }
   for (size_t k = 0; k + 1 < memory.segments().size(); ++k)
     r.checkpoint_steps.push_back(memory.ForwardStep(memory.segments()[k].end));
   r.extra_forward_fraction = memory.extra_forward_fraction();
@@ -380,9 +384,13 @@ std::string FormatMemoryReport(const MemoryReport& r) {
       << Mib(r.plan.total_bytes()) << ")\n    extra forward work: "
       << Percent(static_cast<size_t>(r.extra_forward_fraction * 1e6), 1000000)
       << " of one forward pass\n";
-    if (r.nested_parts > 0)
+    if (r.nested_parts > 0) {
       s << "    nested (levels: 2): " << r.nested_parts
-        << " parts run a third time, just before their backward\n";
+        << " parts run a third time, just before their backward:";
+      for (size_t k = 0; k < r.nested_spans.size(); ++k)
+        s << (k ? "; " : " ") << r.nested_spans[k];
+      s << "\n";
+    }
     s << FormatRecomputeLayers(r);
   }
   s << "  layer workspaces: largest planned "
