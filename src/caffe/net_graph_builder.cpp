@@ -32,14 +32,20 @@ class MemoryIndex {
 };
 
 template <typename Dtype>
+double MultiplyAddsPerOutput(Layer<Dtype>& layer, const Blob<Dtype>& top) {
+  // Weights per output channel for layers with weights (convolution, inner
+  // product); 0 otherwise.
+  if (layer.blobs().empty() || top.num_axes() <= 1 || top.shape(1) <= 0)
+    return 0;
+  return static_cast<double>(layer.blobs()[0]->count()) / top.shape(1);
+}
+
+template <typename Dtype>
 double ForwardCostOf(Layer<Dtype>& layer, const Blob<Dtype>& top) {
-  // Multiply-adds per output for layers with weights (convolution, inner
-  // product), one per output otherwise.
-  double per_output = 1;
-  if (!layer.blobs().empty() && top.num_axes() > 1 && top.shape(1) > 0)
-    per_output = std::max(
-        1.0, static_cast<double>(layer.blobs()[0]->count()) / top.shape(1));
-  return static_cast<double>(top.count64()) * per_output;
+  // Multiply-adds per output for layers with weights, one per output
+  // otherwise.
+  return static_cast<double>(top.count64()) *
+         std::max(1.0, MultiplyAddsPerOutput(layer, top));
 }
 
 }  // namespace
@@ -100,6 +106,9 @@ mem::NetGraph NetGraphSource<Dtype>::Graph() const {
     l.backward_reads = contract.backward_reads;
     l.may_run_twice = contract.may_run_twice;
     l.expensive = IsExpensiveLayerType(layer.type());
+    if (!l.tops.empty())
+      l.multiply_adds_per_output =
+          MultiplyAddsPerOutput(layer, *net.top_vecs()[i][0]);
     for (size_t k = 0; k < l.tops.size(); ++k) {
       const Blob<Dtype>* top = net.top_vecs()[i][k];
       bool in_place = false, shares = false;

@@ -72,6 +72,9 @@ struct GraphLayer {
   // An expensive layer type (util/expensive_layers.hpp): recompute
   // { auto: CHEAP } keeps its outputs and never runs it twice.
   bool expensive = false;
+  // Multiply-adds per output value of top 0 for layers with weights
+  // (weights per output channel), else 0.
+  double multiply_adds_per_output = 0;
   // Forward work: per written top, its count times multiply-adds per
   // output (weights per output channel for layers with weights, else 1);
   // milliseconds when NetGraph::costs_measured.

@@ -39,8 +39,11 @@ struct RecomputeFacts {
 // keep: empty, or one flag per layer.
 RecomputeFacts StudyRecompute(const NetGraph& graph,
                               const std::vector<bool>& keep = {});
-// keep flags for every expensive layer (GraphLayer::expensive).
-std::vector<bool> ExpensiveLayers(const NetGraph& graph);
+// keep flags for every expensive layer (GraphLayer::expensive) that does
+// more than `cheap_multiply_adds` multiply-adds per output value (0: every
+// expensive layer; RecomputeParameter.cheap_multiply_adds).
+std::vector<bool> ExpensiveLayers(const NetGraph& graph,
+                                  double cheap_multiply_adds = 0);
 int CheckpointEnd(const NetGraph& graph, int blob_id);
 std::string SegmentEndName(const NetGraph& graph, int layer);
 

@@ -101,6 +101,11 @@ std::vector<std::string> CheckMemParam(const MemoryOptimizationParameter& p,
                rp.checkpoint_size() == 0))
       << "mem_param.recompute of net '" << names.net
       << "': levels: 2 needs auto: SQRT or BUDGET and no checkpoint list";
+  CAFFE_CHECK(!rp.has_cheap_multiply_adds() ||
+              (rp.auto_() == RecomputeParameter_Auto_CHEAP &&
+               rp.checkpoint_size() == 0))
+      << "mem_param.recompute of net '" << names.net
+      << "': cheap_multiply_adds needs auto: CHEAP and no checkpoint list";
   std::vector<std::string> warnings;
   for (const std::string& name : p.exclude_blob()) {
     std::string w = CheckName("mem_param.exclude_blob", name, names);

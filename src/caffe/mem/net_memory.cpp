@@ -147,17 +147,20 @@ std::vector<int> NetMemory::ChooseBoundaries() {
       // forward until that segment's recompute; coarser splits rerun those
       // inside the segment instead.  The smallest planned peak among the
       // finest and SQRT's family wins.
+      const std::vector<bool> expensive =
+          mem::ExpensiveLayers(graph_, rp.cheap_multiply_adds());
       std::vector<int> finest;
       for (int c : facts_.boundary_candidates)
-        if (graph_.layers[c].expensive) finest.push_back(c);
-      if (finest.empty()) return {};
-      cheap_finest_bytes_ = PlannedBytes(finest);
+        if (expensive[c]) finest.push_back(c);
+      // With no expensive layer before the end (everything may rerun),
+      // SQRT's family alone competes.
+      if (!finest.empty()) cheap_finest_bytes_ = PlannedBytes(finest);
       std::vector<int> b = mem::BestSublinearBoundaries(
           facts_.boundary_candidates, facts_.layer_bytes,
           facts_.crossing_bytes, peak_of);
       const size_t without = PlannedBytes({});
       size_t peak = b.empty() ? without : PlannedBytes(b);
-      if (cheap_finest_bytes_ < peak) {
+      if (!finest.empty() && cheap_finest_bytes_ < peak) {
         b = finest;
         peak = cheap_finest_bytes_;
       }
@@ -569,7 +572,8 @@ void NetMemory::Plan() {
   const bool cheap = param_.has_recompute() && rp.checkpoint_size() == 0 &&
                      rp.auto_() == RecomputeParameter_Auto_CHEAP;
   SetFacts(mem::StudyRecompute(
-      graph_, cheap ? mem::ExpensiveLayers(graph_) : std::vector<bool>()));
+      graph_, cheap ? mem::ExpensiveLayers(graph_, rp.cheap_multiply_adds())
+                    : std::vector<bool>()));
   inner_boundaries_.clear();
   std::vector<int> boundaries = ChooseBoundaries();
   if (!boundaries.empty()) bytes_without_recompute_ = PlannedBytes({});

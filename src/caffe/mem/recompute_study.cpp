@@ -6,9 +6,12 @@
 namespace caffe {
 namespace mem {
 
-std::vector<bool> ExpensiveLayers(const NetGraph& graph) {
+std::vector<bool> ExpensiveLayers(const NetGraph& graph,
+                                  double cheap_multiply_adds) {
   std::vector<bool> keep;
-  for (const GraphLayer& l : graph.layers) keep.push_back(l.expensive);
+  for (const GraphLayer& l : graph.layers)
+    keep.push_back(l.expensive &&
+                   l.multiply_adds_per_output > cheap_multiply_adds);
   return keep;
 }
 

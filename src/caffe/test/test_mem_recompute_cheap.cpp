@@ -6,6 +6,7 @@
 // Convolution -> BatchNorm -> Scale -> ReLU blocks.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "caffe/caffe.hpp"
 #include "caffe/test/block_net_util.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
+#include "caffe/test/model_zoo_util.hpp"
 #include "caffe/util/expensive_layers.hpp"
 #include "caffe/util/io.hpp"
 
@@ -140,6 +142,81 @@ TEST(CheapRecomputeTest, TrainingIsBitIdentical) {
     ReadProtoFromTextString(text, "mem_param", &mp);
     ExpectBitIdentical(reference, TrainTrajectory(param, &mp, 4), text);
   }
+}
+
+// cheap_multiply_adds: matrix products doing at most that many
+// multiply-adds per output value count as cheap and may rerun.  The block
+// net's 3x3 convolutions over 8 channels do 72.
+TEST(CheapRecomputeTest, SmallMatrixProductsRerunBelowTheThreshold) {
+  const NetParameter param = BlockNet(6);
+  auto convs_rerun = [&param](int threshold, size_t* planned) {
+    MemoryOptimizationParameter mp = Cheap();
+    if (threshold >= 0)
+      mp.mutable_recompute()->set_cheap_multiply_adds(threshold);
+    NetParameter p = param;
+    p.mutable_mem_param()->CopyFrom(mp);
+    Net<float> net(p);
+    *planned = net.memory()->plan().total_bytes();
+    int rerun = 0;
+    for (size_t i = 0; i < net.layers().size(); ++i)
+      if (std::string(net.layers()[i]->type()) == "Convolution")
+        rerun += net.memory()->recomputable(static_cast<int>(i));
+    return rerun;
+  };
+  size_t by_type = 0, at_71 = 0, at_72 = 0;
+  EXPECT_EQ(0, convs_rerun(-1, &by_type));
+  EXPECT_EQ(0, convs_rerun(71, &at_71));
+  EXPECT_EQ(by_type, at_71);
+  EXPECT_GT(convs_rerun(72, &at_72), 0);
+  EXPECT_LT(at_72, by_type);
+  MemoryOptimizationParameter mp = Cheap();
+  mp.mutable_recompute()->set_cheap_multiply_adds(72);
+  ExpectBitIdentical(TrainTrajectory(param, nullptr, 3),
+                     TrainTrajectory(param, &mp, 3),
+                     "CHEAP cheap_multiply_adds: 72");
+  // Only with auto: CHEAP.
+  NetParameter sqrt = param;
+  ReadProtoFromTextString(
+      "recompute { auto: SQRT cheap_multiply_adds: 72 }", "mem_param",
+      sqrt.mutable_mem_param());
+  try {
+    Net<float> net(sqrt);
+    FAIL() << "cheap_multiply_adds with SQRT was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cheap_multiply_adds"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ResNet-50 with cheap_multiply_adds: 128 (its stage 2 and 3 1x1
+// expansions and res2a's projection rerun; conv1, at 147, is kept): the
+// plan is at most 55% of sharing alone's, and training is bit-identical.
+TEST(CheapRecomputeTest, ResNet50WithTheThresholdPlansUnder55Percent) {
+  NetParameter net;
+  for (const ZooModel& model : ZooModels())
+    if (model.name == "resnet50") net = ZooTrainVal(model, 2);
+  ASSERT_GT(net.layer_size(), 0);
+  net.mutable_state()->set_phase(TRAIN);
+  NetParameter p = net;
+  p.mutable_mem_param()->set_optimize_train(true);
+  const size_t sharing = Net<float>(p).memory()->plan().total_bytes();
+  MemoryOptimizationParameter mp = Cheap();
+  mp.set_optimize_train(true);
+  p.mutable_mem_param()->CopyFrom(mp);
+  const size_t by_type = Net<float>(p).memory()->plan().total_bytes();
+  mp.mutable_recompute()->set_cheap_multiply_adds(128);
+  p.mutable_mem_param()->CopyFrom(mp);
+  const size_t with_threshold = Net<float>(p).memory()->plan().total_bytes();
+  std::printf("ResNet-50 b2: sharing %zu, CHEAP %zu (%.1f%%), with "
+              "cheap_multiply_adds 128 %zu (%.1f%%)\n",
+              sharing, by_type, 100.0 * by_type / sharing, with_threshold,
+              100.0 * with_threshold / sharing);
+  EXPECT_LE(with_threshold, sharing * 55 / 100);
+  EXPECT_LT(with_threshold, by_type);
+  ExpectBitIdentical(TrainTrajectory(net, nullptr, 2),
+                     TrainTrajectory(net, &mp, 2),
+                     "ResNet-50 CHEAP cheap_multiply_adds: 128");
 }
 
 // The names users know hold what they held: with the blobs kept readable,
