@@ -156,8 +156,23 @@ TEST_P(GpuZooTest, MemParamAndRecomputeAreBitIdenticalOnTheGpu) {
                      m.name + " SQRT recomputation");
   MemoryOptimizationParameter nested = sqrt_recompute;
   nested.mutable_recompute()->set_levels(2);
-  ExpectBitIdentical(base, TrainIn(Caffe::GPU, net, &nested, iters),
+  const Trajectory nested_run = TrainIn(Caffe::GPU, net, &nested, iters);
+  ExpectBitIdentical(base, nested_run,
                      m.name + " SQRT levels: 2 (nested) recomputation");
+  // BUDGET a little over the nested plan: its search, keeps and cut
+  // refinement (mem::RefineCuts) choose the plan.
+  MemoryOptimizationParameter budget = nested;
+  budget.mutable_recompute()->set_auto_(RecomputeParameter_Auto_BUDGET);
+  budget.mutable_recompute()->set_memory_budget_mb(
+      nested_run.planned_bytes * 1.1 / (1024.0 * 1024.0));
+  ExpectBitIdentical(base, TrainIn(Caffe::GPU, net, &budget, iters),
+                     m.name + " BUDGET levels: 2");
+  MemoryOptimizationParameter cheap;
+  cheap.set_optimize_train(true);
+  cheap.mutable_recompute()->set_auto_(RecomputeParameter_Auto_CHEAP);
+  cheap.mutable_recompute()->set_cheap_multiply_adds(128);
+  ExpectBitIdentical(base, TrainIn(Caffe::GPU, net, &cheap, iters),
+                     m.name + " CHEAP cheap_multiply_adds: 128");
 }
 
 TEST_P(GpuZooTest, GpuTrainingFollowsCpu) {
