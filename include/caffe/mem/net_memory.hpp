@@ -176,8 +176,9 @@ class NetMemory : public StepHook {
                               const std::vector<int>& parts) const;
   std::vector<int> CheckpointBoundaries() const;
   // Forward cost the segments rerun, over one forward pass (facts_'s
-  // costs: measured or estimated).
-  double ExtraCost(const std::vector<int>& boundaries) const;
+  // costs: measured or estimated); `inner` cuts them again (levels: 2).
+  double ExtraCost(const std::vector<int>& boundaries,
+                   const std::vector<int>& inner = {}) const;
   // BUDGET, for one split (with levels: 2, its `inner` cuts): keeps the
   // outputs of expensive layers inside recomputed segments (never rerun),
   // the most forward cost per byte first, each only while the planned

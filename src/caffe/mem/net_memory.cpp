@@ -300,7 +300,6 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
   // Without a budget the smallest peak wins, thinned (ThinParts) within
   // that peak; with one, the least extra forward cost after thinning
   // within the budget, among the cheapest few that fit.
-  const int n = graph_.num_layers();
   auto peak_of = [this](const std::vector<int>& b) { return PlannedBytes(b); };
   const std::vector<int> sqrt =
       mem::BestSublinearBoundaries(facts_.boundary_candidates,
@@ -363,9 +362,7 @@ std::vector<int> NetMemory::ChooseNested(size_t budget,
   // never reruns more than it where it fits.
   auto cost_of = [&](const std::vector<int>& outer,
                      const std::vector<int>& parts) {
-    return mem::ExtraForwardFraction(
-        mem::MakeNestedSegments(n, outer, NestedCuts(outer, parts)),
-        facts_.recomputable, facts_.layer_cost);
+    return ExtraCost(outer, NestedCuts(outer, parts));
   };
   std::vector<std::pair<double, const Tried*> > fitting;
   for (const Tried& t : tried)
@@ -418,10 +415,11 @@ std::vector<int> NetMemory::ThinParts(const std::vector<int>& outer,
   return parts;
 }
 
-double NetMemory::ExtraCost(const std::vector<int>& boundaries) const {
+double NetMemory::ExtraCost(const std::vector<int>& boundaries,
+                            const std::vector<int>& inner) const {
   return mem::ExtraForwardFraction(
-      mem::MakeSegments(graph_.num_layers(), boundaries), facts_.recomputable,
-      facts_.layer_cost);
+      mem::MakeNestedSegments(graph_.num_layers(), boundaries, inner),
+      facts_.recomputable, facts_.layer_cost);
 }
 
 std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
@@ -475,10 +473,8 @@ std::vector<bool> NetMemory::KeepWhatFits(const std::vector<int>& boundaries,
 void NetMemory::RefineBudgetPlan(std::vector<int>* outer, size_t budget,
                                  bool allow_inner, std::vector<bool> keep) {
   const int n = graph_.num_layers();
-  auto cost = [this, n](const mem::Cuts& c) {
-    return mem::ExtraForwardFraction(
-        mem::MakeNestedSegments(n, c.outer, c.inner), facts_.recomputable,
-        facts_.layer_cost);
+  auto cost = [this](const mem::Cuts& c) {
+    return ExtraCost(c.outer, c.inner);
   };
   auto fits = [this, budget](const mem::Cuts& c) {
     return PlannedBytes(c.outer, c.inner) <= budget;
