@@ -234,8 +234,9 @@ class Layer {
   // The borrowing trait (MemoryContract::borrows_previous_output): a
   // lender returns the output it keeps for its backward (BatchNorm's
   // normalized output), null when it keeps none; the net hands it to the
-  // next layer when that one declares it may borrow and both run in place
-  // on one blob, with or without mem_param.  A borrower reads it instead
+  // next layer when that one declares it may borrow and runs in place on
+  // the lender's only top (the lender in place or not), with or without
+  // mem_param.  A borrower reads it instead
   // of keeping a copy of its own input.
   virtual const Blob<Dtype>* KeptOutput() const { return nullptr; }
   virtual void BorrowPreviousOutput(const Blob<Dtype>* output) {

@@ -772,8 +772,11 @@ void Net<Dtype>::CheckInPlace(int layer_id, const string& context) const {
 template <typename Dtype>
 void Net<Dtype>::LendKeptOutputs() {
   // A layer that may borrow (MemoryContract::borrows_previous_output)
-  // reads the output the layer before it keeps for backward, when both
-  // run in place on one blob: one activation-sized copy less.
+  // reads the output the layer before it keeps for backward, when it runs
+  // in place on that layer's only top: one activation-sized copy less.
+  // The lender itself may write a top of its own (auto: CHEAP's rewrite
+  // gives BatchNorm one); no recompute cut falls between the two, since
+  // the borrower writes the lender's top again (recompute_study.cpp).
   borrows_kept_output_.assign(layers_.size(), false);
   for (size_t i = 0; i + 1 < layers_.size(); ++i) {
     Layer<Dtype>& lender = *layers_[i];
@@ -783,10 +786,8 @@ void Net<Dtype>::LendKeptOutputs() {
         bottom_vecs_[i + 1].size() != 1 || top_vecs_[i].size() != 1 ||
         top_vecs_[i + 1].size() != 1)
       continue;
-    Blob<Dtype>* x = bottom_vecs_[i][0];
-    if (top_vecs_[i][0] != x || bottom_vecs_[i + 1][0] != x ||
-        top_vecs_[i + 1][0] != x)
-      continue;
+    Blob<Dtype>* y = top_vecs_[i][0];
+    if (bottom_vecs_[i + 1][0] != y || top_vecs_[i + 1][0] != y) continue;
     borrower.BorrowPreviousOutput(lender.KeptOutput());
     borrower.Reshape(bottom_vecs_[i + 1], top_vecs_[i + 1]);
     borrows_kept_output_[i + 1] = true;

@@ -187,11 +187,12 @@ TEST(InPlaceByPlanTest, ScaleKeepsNoCopyWhenNoBackwardRuns) {
                InternalError);
 }
 
-// With or without mem_param, a Scale in place right after an in-place
-// BatchNorm reads BatchNorm's kept normalized output instead of copying
-// its input: the memory and the pass that writes the copy are saved, and
-// training keeps the bits of a net whose Scale keeps its own copy (its
-// BatchNorm writes a top of its own, so there is nothing to borrow).
+// With or without mem_param, a Scale in place right after a BatchNorm
+// (in place or writing a top of its own, as auto: CHEAP's rewrite makes
+// it) reads BatchNorm's kept normalized output instead of copying its
+// input: the memory and the pass that writes the copy are saved, and
+// training keeps the bits of a net whose Scale keeps its own copy (an
+// identity Power between the two leaves it nothing to borrow).
 TEST(InPlaceByPlanTest, ScaleBorrowsBatchNormsCopyWithoutMemParam) {
   const NetParameter param = BlockNet(true);
   NetParameter apart = param;
@@ -203,18 +204,36 @@ TEST(InPlaceByPlanTest, ScaleBorrowsBatchNormsCopyWithoutMemParam) {
     }
     if (layer.name() == "sum") layer.set_bottom(0, "bn1");
   }
+  NetParameter between = param;
+  int sc1 = 0;
+  while (between.layer(sc1).name() != "sc1") ++sc1;
+  LayerParameter* identity = between.mutable_layer()->Add();
+  identity->set_name("same");
+  identity->set_type("Power");
+  identity->add_bottom("conv1");
+  identity->add_top("conv1");
+  for (int i = between.layer_size() - 1; i > sc1; --i)
+    between.mutable_layer()->SwapElements(i, i - 1);
+  ASSERT_EQ("same", between.layer(sc1).name());
   Net<float> borrowing(param);
-  Net<float> copying(apart);
+  Net<float> borrowing_apart(apart);
+  Net<float> copying(between);
   EXPECT_TRUE(borrowing.borrows_kept_output(LayerIndex(borrowing, "sc1")));
+  EXPECT_TRUE(borrowing_apart.borrows_kept_output(
+      LayerIndex(borrowing_apart, "sc1")));
   EXPECT_FALSE(copying.borrows_kept_output(LayerIndex(copying, "sc1")));
   // The copy Scale would keep is not among the net's layer buffers.
   const size_t copy = copying.layer_by_name("sc1")->InternalBytes();
   EXPECT_GT(copy, 0u);
   EXPECT_EQ(NetMemoryNeed(borrowing).layer_buffers + copy,
             NetMemoryNeed(copying).layer_buffers);
-  ExpectBitIdentical(TrainTrajectory(apart, nullptr, 4),
-                     TrainTrajectory(param, nullptr, 4),
+  EXPECT_EQ(NetMemoryNeed(borrowing).layer_buffers,
+            NetMemoryNeed(borrowing_apart).layer_buffers);
+  const auto copied = TrainTrajectory(between, nullptr, 4);
+  ExpectBitIdentical(copied, TrainTrajectory(param, nullptr, 4),
                      "Scale borrowing BatchNorm's copy");
+  ExpectBitIdentical(copied, TrainTrajectory(apart, nullptr, 4),
+                     "Scale borrowing the copy of a BatchNorm out of place");
 }
 
 // LRN keeps its scale (one value per element) for backward only: a net
