@@ -255,6 +255,16 @@ class Layer {
   // refuses to run.  A layer used on its own may always run backward.
   void set_backward_runs(bool value) { backward_runs_ = value; }
   bool backward_runs() const { return backward_runs_; }
+  // Set by the net around a first forward whose layer recomputation runs
+  // again before its backward (its segment is recomputed): what this
+  // forward keeps only as a copy for backward is never read, since the
+  // rerun writes it again.  A layer may then skip writing such a copy
+  // (BatchNorm's normalized output, Scale's copy of an in-place input);
+  // its outputs and the state a rerun rereads stay as they were.
+  void set_rerun_before_backward(bool value) {
+    rerun_before_backward_ = value;
+  }
+  bool rerun_before_backward() const { return rerun_before_backward_; }
   // The most workspace one library call of this layer may use (bytes), set
   // by the net from mem_param.workspace_limit_mb before the layer is set
   // up; a layer choosing among algorithms (cuDNN convolution) keeps to it.
@@ -329,6 +339,7 @@ class Layer {
   bool recomputing_ = false;
   bool alias_bottom_diff_ = false;
   bool backward_runs_ = true;
+  bool rerun_before_backward_ = false;
   size_t workspace_limit_ = size_t(64) << 20;
 };
 

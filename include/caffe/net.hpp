@@ -288,6 +288,10 @@ class Net {
     return c.get();
   }
   bool ReplayStartsAt(int layer_id) const;
+  // The layer sits in a recomputed segment and runs again before its
+  // backward, so its first forward's copies kept for backward are never
+  // read (Layer::set_rerun_before_backward).
+  bool RerunBeforeBackward(int layer_id) const;
   // Refuses an in-place top the layer's memory contract does not allow.
   void CheckInPlace(int layer_id, const string& context) const;
   // The borrowing trait (layer.hpp KeptOutput): a Scale in place right

@@ -658,17 +658,21 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
     const int step = ForwardStepOf(i);
     BeforeStep(step);
+    // Callbacks around the forward see the flag too (tests read it).
+    layers_[i]->set_rerun_before_backward(RerunBeforeBackward(i));
     RunCallbacks(before_forward_, i);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
     const auto start_time = std::chrono::steady_clock::now();
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
+      layers_[i]->set_rerun_before_backward(false);
       Rethrow(LayerContext(i), e);
     }
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
     RunCallbacks(after_forward_, i);
+    layers_[i]->set_rerun_before_backward(false);
     AfterStep(step);
   }
   return loss;
@@ -925,11 +929,23 @@ void Net<Dtype>::ForwardFused(FusedSteps<Dtype>* chain) {
     BeforeStep(ForwardStepOf(k));
   }
   const auto start_time = std::chrono::steady_clock::now();
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    layers_[k]->set_rerun_before_backward(RerunBeforeBackward(k));
+  std::exception_ptr failed;
   try {
     chain->Forward();
-  } catch (const std::exception& e) {
-    Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
-            "after it, up to '" + layer_names_[chain->last()] + "')", e);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  for (int k = chain->first(); k <= chain->last(); ++k)
+    layers_[k]->set_rerun_before_backward(false);
+  if (failed) {
+    try {
+      std::rethrow_exception(failed);
+    } catch (const std::exception& e) {
+      Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
+              "after it, up to '" + layer_names_[chain->last()] + "')", e);
+    }
   }
   if (layer_timing_) forward_ms_[chain->first()] += MsSince(start_time);
   for (int k = chain->first(); k <= chain->last(); ++k)
@@ -980,6 +996,13 @@ void Net<Dtype>::set_layer_timing(bool value) {
   forward_ms_.assign(layers_.size(), 0.0);
   backward_ms_.assign(layers_.size(), 0.0);
   recompute_ms_.assign(layers_.size(), 0.0);
+}
+
+template <typename Dtype>
+bool Net<Dtype>::RerunBeforeBackward(int layer_id) const {
+  if (!memory_ || !memory_->recomputes()) return false;
+  const mem::Segment& seg = memory_->segments()[memory_->SegmentOf(layer_id)];
+  return seg.recompute && memory_->recomputable(layer_id);
 }
 
 template <typename Dtype>

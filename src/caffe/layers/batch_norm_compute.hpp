@@ -225,11 +225,11 @@ auto BatchNormLayer<Dtype>::ForwardStage(const Launch& launch,
                Maybe<BatchNormSqrt<Dtype> >{{sd, eps_}, !reuse}));
   // Element-wise from here, so in place is safe.  A later in-place layer
   // may overwrite the top; backward needs it, so it is kept in x_norm_ in
-  // the same pass.
+  // the same pass, unless a rerun writes it again before backward.
+  const bool keep = !use_global_stats_ && !this->rerun_before_backward();
   const BatchNormNormalize<Dtype> plane_body{
       x, mean, sd, MutableDataOn(gpu, top[0]),
-      use_global_stats_ ? nullptr : MutableDataOn(gpu, &x_norm_), channels_,
-      spatial};
+      keep ? MutableDataOn(gpu, &x_norm_) : nullptr, channels_, spatial};
   return MakeStage(channel_body, plane_body, num, channels_, spatial);
 }
 

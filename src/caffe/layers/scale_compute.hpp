@@ -23,9 +23,11 @@ auto ScaleLayer<Dtype>::ForwardStage(const Launch& launch,
   const bool gpu = Launch::gpu;
   const Dtype* x = DataOn(gpu, *bottom[0]);
   // In place, backward needs x, which the output is about to replace
-  // (unless the net runs no backward for this layer).
-  const bool keep_copy =
-      bottom[0] == top[0] && !borrowed_ && this->backward_runs();
+  // (unless the net runs no backward for this layer, or a rerun writes the
+  // copy again before it).
+  const bool keep_copy = bottom[0] == top[0] && !borrowed_ &&
+                         this->backward_runs() &&
+                         !this->rerun_before_backward();
   const Dtype* s =
       DataOn(gpu, (bottom.size() > 1) ? *bottom[1] : *this->blobs_[0]);
   Dtype* y = MutableDataOn(gpu, top[0]);
