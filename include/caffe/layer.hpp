@@ -255,10 +255,11 @@ class Layer {
   // refuses to run.  A layer used on its own may always run backward.
   void set_backward_runs(bool value) { backward_runs_ = value; }
   bool backward_runs() const { return backward_runs_; }
-  // Set by the net around a first forward whose layer recomputation runs
-  // again before its backward (its segment is recomputed): what this
-  // forward keeps only as a copy for backward is never read, since the
-  // rerun writes it again.  A layer may then skip writing such a copy
+  // Set by the net around a run of this layer's forward that another run
+  // follows before its backward (the first forward of a recomputed
+  // segment; a nested part's run within its group's recompute): what this
+  // run keeps only as a copy for backward is never read, since the later
+  // run writes it again.  A layer may then skip writing such a copy
   // (BatchNorm's normalized output, Scale's copy of an in-place input);
   // its outputs and the state a rerun rereads stay as they were.
   void set_rerun_before_backward(bool value) {

@@ -292,6 +292,9 @@ class Net {
   // backward, so its first forward's copies kept for backward are never
   // read (Layer::set_rerun_before_backward).
   bool RerunBeforeBackward(int layer_id) const;
+  // The same for recompute run `run` (Recompute's numbering): a nested
+  // part's layers run again after their group's run.
+  bool RerunAfter(int layer_id, int run) const;
   // Refuses an in-place top the layer's memory contract does not allow.
   void CheckInPlace(int layer_id, const string& context) const;
   // The borrowing trait (layer.hpp KeptOutput): a Scale in place right

@@ -657,9 +657,9 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     }
     if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
     const int step = ForwardStepOf(i);
-    BeforeStep(step);
-    // Callbacks around the forward see the flag too (tests read it).
+    // Hooks and callbacks around the step see the flag too.
     layers_[i]->set_rerun_before_backward(RerunBeforeBackward(i));
+    BeforeStep(step);
     RunCallbacks(before_forward_, i);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
     const auto start_time = std::chrono::steady_clock::now();
@@ -672,8 +672,8 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
     RunCallbacks(after_forward_, i);
-    layers_[i]->set_rerun_before_backward(false);
     AfterStep(step);
+    layers_[i]->set_rerun_before_backward(false);
   }
   return loss;
 }
@@ -1006,6 +1006,14 @@ bool Net<Dtype>::RerunBeforeBackward(int layer_id) const {
 }
 
 template <typename Dtype>
+bool Net<Dtype>::RerunAfter(int layer_id, int run) const {
+  // A group's recompute (run 0) is followed by a third run of every
+  // nested part before its backward (BackwardFromTo).
+  return run == 0 &&
+         memory_->segments()[memory_->SegmentOf(layer_id)].nested;
+}
+
+template <typename Dtype>
 bool Net<Dtype>::ReplayStartsAt(int layer_id) const {
   // Layers run again draw the same random numbers as the first time (and
   // so the same Dropout masks) when the generator is reset wherever a run
@@ -1030,6 +1038,7 @@ template <typename Dtype>
 void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
   for (int k = chain->first(); k <= chain->last(); ++k) {
     ReplayFrom(k);  // the members draw nothing; kept for what follows
+    layers_[k]->set_rerun_before_backward(RerunAfter(k, run));
     BeforeStep(memory_->RecomputeStep(k, run));
     layers_[k]->set_recomputing(true);
   }
@@ -1042,10 +1051,16 @@ void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
   }
   for (int k = chain->first(); k <= chain->last(); ++k)
     layers_[k]->set_recomputing(false);
-  if (failed) std::rethrow_exception(failed);
+  if (failed) {
+    for (int k = chain->first(); k <= chain->last(); ++k)
+      layers_[k]->set_rerun_before_backward(false);
+    std::rethrow_exception(failed);
+  }
   if (layer_timing_) recompute_ms_[chain->first()] += MsSince(start_time);
-  for (int k = chain->first(); k <= chain->last(); ++k)
+  for (int k = chain->first(); k <= chain->last(); ++k) {
     AfterStep(memory_->RecomputeStep(k, run));
+    layers_[k]->set_rerun_before_backward(false);
+  }
 }
 
 template <typename Dtype>
@@ -1066,6 +1081,7 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
     }
     ReplayFrom(i);
     const int step = memory_->RecomputeStep(i, run);
+    layers_[i]->set_rerun_before_backward(RerunAfter(i, run));
     BeforeStep(step);
     layers_[i]->set_recomputing(true);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
@@ -1074,12 +1090,14 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
       layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
       layers_[i]->set_recomputing(false);
+      layers_[i]->set_rerun_before_backward(false);
       Caffe::rng() = after_forward;
       Rethrow(LayerContext(i) + " (recomputing)", e);
     }
     layers_[i]->set_recomputing(false);
     if (layer_timing_) recompute_ms_[i] += MsSince(start_time);
     AfterStep(step);
+    layers_[i]->set_rerun_before_backward(false);
   }
   Caffe::rng() = after_forward;
 }

@@ -4,11 +4,13 @@
 // in-place Scale's copy of its input.  These tests prove the layers leave
 // those copies unwritten and their outputs unchanged when told, that the
 // net tells exactly the layers of recomputed segments during the forward
-// only, and that training keeps the bits of a net without mem_param.
+// only (and a nested part's layers during their group's rerun), and that
+// training keeps the bits of a net without mem_param.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "caffe/filler.hpp"
 #include "caffe/layers/batch_norm_layer.hpp"
 #include "caffe/layers/scale_layer.hpp"
+#include "caffe/step_hook.hpp"
 #include "caffe/test/block_net_util.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/util/io.hpp"
@@ -97,53 +100,75 @@ TEST(RerunCopiesTest, InPlaceScaleSkipsItsInputCopy) {
                            skipped.size() * sizeof(float)));
 }
 
-// Records, per layer, whether the net told it during its forward.
-class RecordFlag : public Net<float>::Callback {
+// Records, at each step the net runs, whether it told the step's layer.
+class RecordFlag : public StepHook {
  public:
-  explicit RecordFlag(Net<float>* net)
-      : net_(net), told_(net->layers().size(), -1) {}
-  void run(int layer) override {
-    told_[layer] = net_->layers()[layer]->rerun_before_backward() ? 1 : 0;
+  explicit RecordFlag(const Net<float>* net) : net_(net) {}
+  void BeforeStep(int step) override {
+    const mem::Step& s = net_->memory()->schedule()[step];
+    if (s.kind == mem::Step::kBackward) return;
+    told_[step] = net_->layers()[s.layer]->rerun_before_backward();
   }
-  const std::vector<int>& told() const { return told_; }
+  const std::map<int, bool>& told() const { return told_; }
 
  private:
-  Net<float>* net_;
-  std::vector<int> told_;
+  const Net<float>* net_;
+  std::map<int, bool> told_;
 };
 
-TEST(RerunCopiesTest, TheNetTellsTheLayersOfRecomputedSegments) {
-  for (const char* mode : {"SQRT", "CHEAP"}) {
-    NetParameter param = BlockNet(6);
-    MemoryOptimizationParameter mp;
-    ReadProtoFromTextString(std::string("optimize_train: true recompute { "
-                                        "auto: ") + mode + " }",
-                            "mem_param", &mp);
-    *param.mutable_mem_param() = mp;
-    Net<float> net(param);
-    const NetMemory& memory = *net.memory();
-    ASSERT_TRUE(memory.recomputes()) << mode;
-    RecordFlag* record = new RecordFlag(&net);
-    net.add_after_forward(std::shared_ptr<Net<float>::Callback>(record));
-    net.Forward();
-    int told = 0;
-    for (size_t i = 0; i < net.layers().size(); ++i) {
-      const int id = static_cast<int>(i);
-      const bool expected =
-          memory.segments()[memory.SegmentOf(id)].recompute &&
-          memory.recomputable(id);
-      EXPECT_EQ(expected ? 1 : 0, record->told()[i])
-          << mode << " " << net.layer_names()[i];
-      told += expected;
-      // Told only during that forward.
-      EXPECT_FALSE(net.layers()[i]->rerun_before_backward());
-    }
-    EXPECT_GT(told, 0) << mode;
-    // The skipped copies were never read: training keeps its bits.
-    ExpectBitIdentical(TrainTrajectory(BlockNet(6), nullptr, 3),
-                       TrainTrajectory(BlockNet(6), &mp, 3),
-                       std::string("copies skipped under ") + mode);
+// A layer is told at a forward or recompute step exactly when the
+// schedule runs it again later (SQRT and CHEAP: the first forward of a
+// recomputed segment; SQRT levels 2: also a nested part's first rerun).
+void ExpectToldWhereRunAgain(const NetParameter& net, const char* text,
+                             bool nested) {
+  NetParameter param = net;
+  MemoryOptimizationParameter mp;
+  ReadProtoFromTextString(std::string("optimize_train: true ") + text,
+                          "mem_param", &mp);
+  *param.mutable_mem_param() = mp;
+  Net<float> planned(param);
+  const NetMemory& memory = *planned.memory();
+  ASSERT_TRUE(memory.recomputes()) << text;
+  bool any_nested = false;
+  for (const mem::Segment& seg : memory.segments())
+    any_nested = any_nested || seg.nested;
+  ASSERT_EQ(nested, any_nested) << text;
+  RecordFlag record(&planned);
+  planned.AddStepHook(&record);
+  planned.Forward();
+  planned.Backward();
+  const std::vector<mem::Step>& schedule = memory.schedule();
+  int told = 0, recompute_told = 0;
+  for (size_t k = 0; k < schedule.size(); ++k) {
+    if (schedule[k].kind == mem::Step::kBackward) continue;
+    bool again = false;
+    for (size_t j = k + 1; j < schedule.size(); ++j)
+      again = again || (schedule[j].layer == schedule[k].layer &&
+                        schedule[j].kind == mem::Step::kRecompute);
+    auto it = record.told().find(static_cast<int>(k));
+    ASSERT_TRUE(it != record.told().end()) << text << " step " << k;
+    EXPECT_EQ(again, it->second)
+        << text << " step " << k << " of layer "
+        << planned.layer_names()[schedule[k].layer];
+    told += again;
+    recompute_told += again && schedule[k].kind == mem::Step::kRecompute;
   }
+  EXPECT_GT(told, 0) << text;
+  EXPECT_EQ(nested, recompute_told > 0) << text;
+  // Told only around its steps.
+  for (const auto& layer : planned.layers())
+    EXPECT_FALSE(layer->rerun_before_backward()) << layer->type();
+  // The skipped copies were never read: training keeps its bits.
+  ExpectBitIdentical(TrainTrajectory(net, nullptr, 3),
+                     TrainTrajectory(net, &mp, 3),
+                     std::string("copies skipped under ") + text);
+}
+
+TEST(RerunCopiesTest, TheNetTellsTheLayersThatRunAgain) {
+  ExpectToldWhereRunAgain(BlockNet(6), "recompute { auto: SQRT }", false);
+  ExpectToldWhereRunAgain(BlockNet(6), "recompute { auto: CHEAP }", false);
+  ExpectToldWhereRunAgain(BlockNet(18, 3),
+                          "recompute { auto: SQRT levels: 2 }", true);
 }
 
 }  // namespace
