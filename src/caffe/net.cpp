@@ -40,6 +40,33 @@ double MsSince(std::chrono::steady_clock::time_point start) {
              std::chrono::steady_clock::now() - start)
       .count();
 }
+
+// Holds Layer::rerun_before_backward for the layers [first, last] while
+// their steps run, hooks and callbacks included, and clears it on every
+// exit: the flag must never outlive the run it describes, error paths
+// included (a layer run on its own later would skip a copy nobody
+// rewrites).
+template <typename Dtype>
+class ScopedRerunFlags {
+ public:
+  ScopedRerunFlags(const vector<shared_ptr<Layer<Dtype> > >& layers,
+                   int first, int last)
+      : layers_(layers), first_(first), last_(last) {}
+  ~ScopedRerunFlags() {
+    for (int k = first_; k <= last_; ++k)
+      layers_[k]->set_rerun_before_backward(false);
+  }
+  void Set(int k, bool value) {
+    layers_[k]->set_rerun_before_backward(value);
+  }
+
+ private:
+  ScopedRerunFlags(const ScopedRerunFlags&) = delete;
+  ScopedRerunFlags& operator=(const ScopedRerunFlags&) = delete;
+  const vector<shared_ptr<Layer<Dtype> > >& layers_;
+  const int first_;
+  const int last_;
+};
 }  // namespace
 
 template <typename Dtype>
@@ -658,7 +685,8 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     if (ReplayStartsAt(i)) replay_rng_[i] = Caffe::rng();
     const int step = ForwardStepOf(i);
     // Hooks and callbacks around the step see the flag too.
-    layers_[i]->set_rerun_before_backward(RerunBeforeBackward(i));
+    ScopedRerunFlags<Dtype> rerun(layers_, i, i);
+    rerun.Set(i, RerunBeforeBackward(i));
     BeforeStep(step);
     RunCallbacks(before_forward_, i);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
@@ -666,14 +694,12 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
-      layers_[i]->set_rerun_before_backward(false);
       Rethrow(LayerContext(i), e);
     }
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
     RunCallbacks(after_forward_, i);
     AfterStep(step);
-    layers_[i]->set_rerun_before_backward(false);
   }
   return loss;
 }
@@ -924,28 +950,18 @@ FusedSteps<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
 
 template <typename Dtype>
 void Net<Dtype>::ForwardFused(FusedSteps<Dtype>* chain) {
+  ScopedRerunFlags<Dtype> rerun(layers_, chain->first(), chain->last());
   for (int k = chain->first(); k <= chain->last(); ++k) {
     if (ReplayStartsAt(k)) replay_rng_[k] = Caffe::rng();
+    rerun.Set(k, RerunBeforeBackward(k));
     BeforeStep(ForwardStepOf(k));
   }
   const auto start_time = std::chrono::steady_clock::now();
-  for (int k = chain->first(); k <= chain->last(); ++k)
-    layers_[k]->set_rerun_before_backward(RerunBeforeBackward(k));
-  std::exception_ptr failed;
   try {
     chain->Forward();
-  } catch (...) {
-    failed = std::current_exception();
-  }
-  for (int k = chain->first(); k <= chain->last(); ++k)
-    layers_[k]->set_rerun_before_backward(false);
-  if (failed) {
-    try {
-      std::rethrow_exception(failed);
-    } catch (const std::exception& e) {
-      Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
-              "after it, up to '" + layer_names_[chain->last()] + "')", e);
-    }
+  } catch (const std::exception& e) {
+    Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
+            "after it, up to '" + layer_names_[chain->last()] + "')", e);
   }
   if (layer_timing_) forward_ms_[chain->first()] += MsSince(start_time);
   for (int k = chain->first(); k <= chain->last(); ++k)
@@ -1036,9 +1052,10 @@ void Net<Dtype>::ReplayFrom(int layer_id) {
 
 template <typename Dtype>
 void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
+  ScopedRerunFlags<Dtype> rerun(layers_, chain->first(), chain->last());
   for (int k = chain->first(); k <= chain->last(); ++k) {
     ReplayFrom(k);  // the members draw nothing; kept for what follows
-    layers_[k]->set_rerun_before_backward(RerunAfter(k, run));
+    rerun.Set(k, RerunAfter(k, run));
     BeforeStep(memory_->RecomputeStep(k, run));
     layers_[k]->set_recomputing(true);
   }
@@ -1051,16 +1068,10 @@ void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
   }
   for (int k = chain->first(); k <= chain->last(); ++k)
     layers_[k]->set_recomputing(false);
-  if (failed) {
-    for (int k = chain->first(); k <= chain->last(); ++k)
-      layers_[k]->set_rerun_before_backward(false);
-    std::rethrow_exception(failed);
-  }
+  if (failed) std::rethrow_exception(failed);
   if (layer_timing_) recompute_ms_[chain->first()] += MsSince(start_time);
-  for (int k = chain->first(); k <= chain->last(); ++k) {
+  for (int k = chain->first(); k <= chain->last(); ++k)
     AfterStep(memory_->RecomputeStep(k, run));
-    layers_[k]->set_rerun_before_backward(false);
-  }
 }
 
 template <typename Dtype>
@@ -1081,7 +1092,8 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
     }
     ReplayFrom(i);
     const int step = memory_->RecomputeStep(i, run);
-    layers_[i]->set_rerun_before_backward(RerunAfter(i, run));
+    ScopedRerunFlags<Dtype> rerun(layers_, i, i);
+    rerun.Set(i, RerunAfter(i, run));
     BeforeStep(step);
     layers_[i]->set_recomputing(true);
     if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
@@ -1090,14 +1102,12 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
       layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
       layers_[i]->set_recomputing(false);
-      layers_[i]->set_rerun_before_backward(false);
       Caffe::rng() = after_forward;
       Rethrow(LayerContext(i) + " (recomputing)", e);
     }
     layers_[i]->set_recomputing(false);
     if (layer_timing_) recompute_ms_[i] += MsSince(start_time);
     AfterStep(step);
-    layers_[i]->set_rerun_before_backward(false);
   }
   Caffe::rng() = after_forward;
 }

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -136,6 +135,11 @@ void ExpectToldWhereRunAgain(const NetParameter& net, const char* text,
   RecordFlag record(&planned);
   planned.AddStepHook(&record);
   planned.Forward();
+  // Told only around its steps: clear again once Forward returns, though
+  // the recomputation that runs the layers again has not come yet.
+  for (const auto& layer : planned.layers())
+    EXPECT_FALSE(layer->rerun_before_backward())
+        << text << ", after Forward: " << layer->type();
   planned.Backward();
   const std::vector<mem::Step>& schedule = memory.schedule();
   int told = 0, recompute_told = 0;
@@ -155,9 +159,9 @@ void ExpectToldWhereRunAgain(const NetParameter& net, const char* text,
   }
   EXPECT_GT(told, 0) << text;
   EXPECT_EQ(nested, recompute_told > 0) << text;
-  // Told only around its steps.
   for (const auto& layer : planned.layers())
-    EXPECT_FALSE(layer->rerun_before_backward()) << layer->type();
+    EXPECT_FALSE(layer->rerun_before_backward())
+        << text << ", after Backward: " << layer->type();
   // The skipped copies were never read: training keeps its bits.
   ExpectBitIdentical(TrainTrajectory(net, nullptr, 3),
                      TrainTrajectory(net, &mp, 3),
