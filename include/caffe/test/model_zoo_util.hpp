@@ -73,6 +73,17 @@ inline NetParameter ZooTrainVal(const ZooModel& m, int batch) {
   return p;
 }
 
+// The model of ZooModels() called `name`, as ZooTrainVal makes it, set to
+// the TRAIN phase; an empty NetParameter when no model has that name (the
+// caller asserts it has layers).
+inline NetParameter ZooTrainNet(const std::string& name, int batch) {
+  NetParameter p;
+  for (const ZooModel& model : ZooModels())
+    if (model.name == name) p = ZooTrainVal(model, batch);
+  p.mutable_state()->set_phase(TRAIN);
+  return p;
+}
+
 }  // namespace caffe
 
 #endif  // CAFFE_TEST_MODEL_ZOO_UTIL_HPP_

@@ -193,11 +193,8 @@ TEST(CheapRecomputeTest, SmallMatrixProductsRerunBelowTheThreshold) {
 // expansions and res2a's projection rerun; conv1, at 147, is kept): the
 // plan is at most 55% of sharing alone's, and training is bit-identical.
 TEST(CheapRecomputeTest, ResNet50WithTheThresholdPlansUnder55Percent) {
-  NetParameter net;
-  for (const ZooModel& model : ZooModels())
-    if (model.name == "resnet50") net = ZooTrainVal(model, 2);
+  const NetParameter net = ZooTrainNet("resnet50", 2);
   ASSERT_GT(net.layer_size(), 0);
-  net.mutable_state()->set_phase(TRAIN);
   NetParameter p = net;
   p.mutable_mem_param()->set_optimize_train(true);
   const size_t sharing = Net<float>(p).memory()->plan().total_bytes();

@@ -126,11 +126,8 @@ TEST(NestedRecomputeTest, BudgetTurnsToNestingWhenNoSingleLevelFits) {
 // leaves room for some of stage 4's convolution outputs, and moving its
 // cuts (RefineBudgetPlan) lowers its extra forward work.
 TEST(NestedRecomputeTest, BudgetKeepsExpensiveOutputsInANestedPlan) {
-  NetParameter net;
-  for (const ZooModel& model : ZooModels())
-    if (model.name == "resnet50") net = ZooTrainVal(model, 1);
+  const NetParameter net = ZooTrainNet("resnet50", 1);
   ASSERT_GT(net.layer_size(), 0);
-  net.mutable_state()->set_phase(TRAIN);
   NetParameter p = net;
   p.mutable_mem_param()->set_optimize_train(true);
   const size_t sharing = Net<float>(p).memory()->plan().total_bytes();
