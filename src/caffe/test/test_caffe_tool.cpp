@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -98,6 +99,23 @@ TEST_F(CaffeToolTest, TimePrintsPerLayerAndTotals) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("conv\tforward:"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Average Forward-Backward:"), std::string::npos);
+  // Each iteration logs its forward on a line of its own, before Caffe's
+  // forward-backward line, and the forward is part of the whole.
+  for (int it = 1; it <= 2; ++it) {
+    const std::string head = "Iteration: " + std::to_string(it) + " ";
+    const size_t f = r.output.find(head + "forward time: ");
+    const size_t fb = r.output.find(head + "forward-backward time: ");
+    ASSERT_NE(f, std::string::npos) << r.output;
+    ASSERT_NE(fb, std::string::npos) << r.output;
+    EXPECT_LT(f, fb);
+    const size_t f_at = f + head.size() + std::strlen("forward time: ");
+    const size_t fb_at =
+        fb + head.size() + std::strlen("forward-backward time: ");
+    const double forward = std::stod(r.output.substr(f_at));
+    const double whole = std::stod(r.output.substr(fb_at));
+    EXPECT_GE(forward, 0);
+    EXPECT_LE(forward, whole);
+  }
 }
 
 TEST_F(CaffeToolTest, TimeWritesLayerCostsThePlannerReads) {
