@@ -306,6 +306,75 @@ TYPED_TEST(PoolingLayerTest, CompactArgmaxMatchesPlaneIndex) {
   }
 }
 
+// The CPU's row body gives the GPU's per-output body's outputs and
+// argmaxes bit for bit, in both argmax forms and with none: wide and
+// narrow rows, strides 1 to 3, padding, windows wider than the image,
+// ties, NaN, the infinities and the lowest finite value (which never
+// becomes an argmax).
+TYPED_TEST(PoolingLayerTest, RowBodyMatchesOutputBody) {
+  typedef TypeParam Dtype;
+  struct Geometry {
+    int h, w, kh, kw, s, p;
+  };
+  const Geometry cases[] = {{9, 100, 3, 3, 1, 1}, {9, 101, 3, 3, 2, 0},
+                            {8, 77, 3, 3, 2, 1},  {7, 70, 5, 5, 3, 2},
+                            {6, 5, 3, 3, 2, 0},   {5, 3, 2, 4, 1, 1},
+                            {4, 2, 3, 3, 1, 2},   {12, 40, 2, 7, 1, 0}};
+  const Dtype kLowest = std::numeric_limits<Dtype>::lowest();
+  const Dtype kInf = std::numeric_limits<Dtype>::infinity();
+  const Dtype kNaN = std::numeric_limits<Dtype>::quiet_NaN();
+  for (const Geometry& c : cases) {
+    for (int fill = 0; fill < 3; ++fill) {
+      SCOPED_TRACE(::testing::Message() << c.h << "x" << c.w << " k" << c.kh
+                                        << "x" << c.kw << " s" << c.s << " p"
+                                        << c.p << " fill " << fill);
+      const int planes = 3;
+      const int ph = (c.h + 2 * c.p - c.kh + c.s - 1) / c.s + 1;
+      const int pw = (c.w + 2 * c.p - c.kw + c.s - 1) / c.s + 1;
+      vector<Dtype> x(static_cast<size_t>(planes) * c.h * c.w);
+      for (size_t i = 0; i < x.size(); ++i) {
+        // 0: distinct values; 1: few values, most windows tie; 2: ties
+        // among NaN, both infinities and the lowest finite value.
+        const int r = static_cast<int>((i * 2654435761u) % 97);
+        if (fill == 0) x[i] = Dtype(r) - 48;
+        if (fill == 1) x[i] = Dtype(r % 3);
+        if (fill == 2) {
+          const Dtype specials[] = {kNaN, kInf, -kInf, kLowest, Dtype(0)};
+          x[i] = r < 85 ? specials[r % 4 == 1 ? 2 : r % 4] : specials[r % 5];
+        }
+      }
+      const PoolGeometry g{c.h, c.w, ph, pw, c.kh, c.kw, c.s, c.s, c.p, c.p};
+      const long outputs = static_cast<long>(planes) * ph * pw;
+      vector<Dtype> y_out(outputs, 7), y_row(outputs, 9), y_bare(outputs, 5);
+      vector<int> m_out(outputs, -5), m_row(outputs, -7);
+      vector<uint8_t> b_out(outputs, 1), b_row(outputs, 2);
+      const MaxPoolForward<Dtype> f{x.data(), y_out.data(), m_out.data(), g};
+      for (long i = 0; i < outputs; ++i) f(i);
+      MaxPoolForwardRow<Dtype> row{{x.data(), y_row.data(), m_row.data(), g}};
+      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) row(r);
+      EXPECT_EQ(0, memcmp(y_out.data(), y_row.data(), outputs * sizeof(Dtype)));
+      EXPECT_EQ(m_out, m_row);
+      const MaxPoolForward<Dtype, uint8_t> fb{x.data(), y_out.data(),
+                                              b_out.data(), g};
+      for (long i = 0; i < outputs; ++i) fb(i);
+      MaxPoolForwardRow<Dtype, uint8_t> rowb{
+          {x.data(), y_row.data(), b_row.data(), g}};
+      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) rowb(r);
+      EXPECT_EQ(b_out, b_row);
+      MaxPoolForwardRow<Dtype, uint8_t> bare{
+          {x.data(), y_bare.data(), nullptr, g}};
+      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) bare(r);
+      EXPECT_EQ(0,
+                memcmp(y_out.data(), y_bare.data(), outputs * sizeof(Dtype)));
+      if (fill == 2) {  // the specials did reach the outputs
+        int none = 0;
+        for (long i = 0; i < outputs; ++i) none += m_out[i] < 0;
+        EXPECT_GT(none, 0);
+      }
+    }
+  }
+}
+
 TYPED_TEST(PoolingLayerTest, RoundModes) {
   typedef TypeParam Dtype;
   // (6 - 3) / 2 = 1.5: CEIL gives 3 rows, FLOOR 2.
