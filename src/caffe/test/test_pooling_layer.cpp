@@ -156,6 +156,11 @@ class PoolingLayerTest : public ::testing::Test {
 
 TYPED_TEST_SUITE(PoolingLayerTest, TestDtypes);
 
+// A max-pooling case: input h x w, window kh x kw, stride s, padding p.
+struct MaxPoolCase {
+  int h, w, kh, kw, s, p;
+};
+
 TYPED_TEST(PoolingLayerTest, SetupShapesAndDeclarations) {
   typedef TypeParam Dtype;
   PoolingLayer<Dtype> layer(this->Param(PoolingParameter_PoolMethod_MAX, 3,
@@ -239,15 +244,12 @@ TYPED_TEST(PoolingLayerTest, MaxKeepsNoMaskWhereNoBackwardRuns) {
 // an int.
 TYPED_TEST(PoolingLayerTest, CompactArgmaxMatchesPlaneIndex) {
   typedef TypeParam Dtype;
-  struct Geometry {
-    int h, w, kh, kw, s, p;
-  };
-  const Geometry cases[] = {{55, 55, 3, 3, 2, 0}, {6, 5, 3, 3, 2, 0},
-                            {7, 9, 2, 2, 2, 0},   {7, 6, 3, 3, 1, 1},
-                            {5, 5, 2, 2, 2, 1},   {6, 5, 3, 2, 2, 1},
-                            {13, 13, 5, 5, 1, 2}, {17, 17, 15, 17, 1, 0},
-                            {17, 17, 16, 17, 1, 0}};
-  for (const Geometry& g : cases) {
+  const MaxPoolCase cases[] = {{55, 55, 3, 3, 2, 0}, {6, 5, 3, 3, 2, 0},
+                               {7, 9, 2, 2, 2, 0},   {7, 6, 3, 3, 1, 1},
+                               {5, 5, 2, 2, 2, 1},   {6, 5, 3, 2, 2, 1},
+                               {13, 13, 5, 5, 1, 2}, {17, 17, 15, 17, 1, 0},
+                               {17, 17, 16, 17, 1, 0}};
+  for (const MaxPoolCase& g : cases) {
     for (int fill = 0; fill < 3; ++fill) {
       SCOPED_TRACE(::testing::Message() << g.h << "x" << g.w << " k" << g.kh
                                         << "x" << g.kw << " s" << g.s << " p"
@@ -313,17 +315,14 @@ TYPED_TEST(PoolingLayerTest, CompactArgmaxMatchesPlaneIndex) {
 // becomes an argmax).
 TYPED_TEST(PoolingLayerTest, RowBodyMatchesOutputBody) {
   typedef TypeParam Dtype;
-  struct Geometry {
-    int h, w, kh, kw, s, p;
-  };
-  const Geometry cases[] = {{9, 100, 3, 3, 1, 1}, {9, 101, 3, 3, 2, 0},
-                            {8, 77, 3, 3, 2, 1},  {7, 70, 5, 5, 3, 2},
-                            {6, 5, 3, 3, 2, 0},   {5, 3, 2, 4, 1, 1},
-                            {4, 2, 3, 3, 1, 2},   {12, 40, 2, 7, 1, 0}};
+  const MaxPoolCase cases[] = {{9, 100, 3, 3, 1, 1}, {9, 101, 3, 3, 2, 0},
+                               {8, 77, 3, 3, 2, 1},  {7, 70, 5, 5, 3, 2},
+                               {6, 5, 3, 3, 2, 0},   {5, 3, 2, 4, 1, 1},
+                               {4, 2, 3, 3, 1, 2},   {12, 40, 2, 7, 1, 0}};
   const Dtype kLowest = std::numeric_limits<Dtype>::lowest();
   const Dtype kInf = std::numeric_limits<Dtype>::infinity();
   const Dtype kNaN = std::numeric_limits<Dtype>::quiet_NaN();
-  for (const Geometry& c : cases) {
+  for (const MaxPoolCase& c : cases) {
     for (int fill = 0; fill < 3; ++fill) {
       SCOPED_TRACE(::testing::Message() << c.h << "x" << c.w << " k" << c.kh
                                         << "x" << c.kw << " s" << c.s << " p"
