@@ -16,10 +16,10 @@
 //    (kNoArgmax: none), a quarter of the memory, for windows of at most
 //    kMaxCompactWindow elements.
 // On the CPU, MAX's forward runs a row of outputs per index
-// (MaxPoolForwardRow), and MAX's and STOCHASTIC's training backward
-// scatter plane by plane (MaxPoolScatterPlane) instead of gathering: the
-// same operations in the same order, without the per-element index
-// arithmetic.
+// (MaxPoolForwardRow, max_pool_row.hpp: vectors of outputs, the same
+// bits), and MAX's and STOCHASTIC's training backward scatter plane by
+// plane (MaxPoolScatterPlane) instead of gathering: the same operations
+// in the same order, without the per-element index arithmetic.
 #ifndef CAFFE_POOLING_KERNELS_HPP_
 #define CAFFE_POOLING_KERNELS_HPP_
 
@@ -102,20 +102,6 @@ struct MaxPoolForward {
     if (mask) StoreArgmax(mask, index, best_h, best_w, h0, w0, g);
   }
   CAFFE_KERNEL static int Min(int a, int b) { return a < b ? a : b; }
-};
-
-// MaxPoolForward one output row at a time (index: plane * pooled_height +
-// ph), for the CPU: the same outputs, without dividing per output.
-template <typename Dtype, typename Mask = int>
-struct MaxPoolForwardRow {
-  MaxPoolForward<Dtype, Mask> f;
-  CAFFE_KERNEL void operator()(long row) const {
-    const int ph = static_cast<int>(row % f.g.pooled_height);
-    const long plane = row / f.g.pooled_height;
-    long index = row * f.g.pooled_width;
-    for (int pw = 0; pw < f.g.pooled_width; ++pw, ++index)
-      f.At(index, plane, ph, pw);
-  }
 };
 
 template <typename Dtype>

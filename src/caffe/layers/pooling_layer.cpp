@@ -13,6 +13,7 @@
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 #include "caffe/util/scratch.hpp"
+#include "max_pool_row.hpp"
 #include "pooling_kernels.hpp"
 
 namespace caffe {

@@ -11,6 +11,7 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
+#include "../layers/max_pool_row.hpp"
 #include "../layers/pooling_kernels.hpp"
 #include "caffe/layers/pooling_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
@@ -308,17 +309,20 @@ TYPED_TEST(PoolingLayerTest, CompactArgmaxMatchesPlaneIndex) {
   }
 }
 
-// The CPU's row body gives the GPU's per-output body's outputs and
-// argmaxes bit for bit, in both argmax forms and with none: wide and
-// narrow rows, strides 1 to 3, padding, windows wider than the image,
-// ties, NaN, the infinities and the lowest finite value (which never
-// becomes an argmax).
+// The CPU's row body (max_pool_row.hpp: vectors of outputs inside the
+// width) gives the GPU's per-output body's outputs and argmaxes bit for
+// bit, in both argmax forms and with none, through every copy of the
+// CPU's loop: wide and narrow rows, strides 1 to 3, padding, windows
+// wider than the image, ties, NaN, the infinities and the lowest finite
+// value (which never becomes an argmax).
 TYPED_TEST(PoolingLayerTest, RowBodyMatchesOutputBody) {
   typedef TypeParam Dtype;
   const MaxPoolCase cases[] = {{9, 100, 3, 3, 1, 1}, {9, 101, 3, 3, 2, 0},
                                {8, 77, 3, 3, 2, 1},  {7, 70, 5, 5, 3, 2},
-                               {6, 5, 3, 3, 2, 0},   {5, 3, 2, 4, 1, 1},
-                               {4, 2, 3, 3, 1, 2},   {12, 40, 2, 7, 1, 0}};
+                               {5, 14, 3, 3, 1, 1},  {6, 28, 3, 3, 1, 1},
+                               {5, 30, 3, 3, 2, 0},  {6, 5, 3, 3, 2, 0},
+                               {5, 3, 2, 4, 1, 1},   {4, 2, 3, 3, 1, 2},
+                               {12, 40, 2, 7, 1, 0}};
   const Dtype kLowest = std::numeric_limits<Dtype>::lowest();
   const Dtype kInf = std::numeric_limits<Dtype>::infinity();
   const Dtype kNaN = std::numeric_limits<Dtype>::quiet_NaN();
@@ -344,27 +348,41 @@ TYPED_TEST(PoolingLayerTest, RowBodyMatchesOutputBody) {
       }
       const PoolGeometry g{c.h, c.w, ph, pw, c.kh, c.kw, c.s, c.s, c.p, c.p};
       const long outputs = static_cast<long>(planes) * ph * pw;
-      vector<Dtype> y_out(outputs, 7), y_row(outputs, 9), y_bare(outputs, 5);
-      vector<int> m_out(outputs, -5), m_row(outputs, -7);
-      vector<uint8_t> b_out(outputs, 1), b_row(outputs, 2);
+      const long rows = static_cast<long>(planes) * ph;
+      vector<Dtype> y_out(outputs, 7);
+      vector<int> m_out(outputs, -5);
+      vector<uint8_t> b_out(outputs, 1);
       const MaxPoolForward<Dtype> f{x.data(), y_out.data(), m_out.data(), g};
       for (long i = 0; i < outputs; ++i) f(i);
-      MaxPoolForwardRow<Dtype> row{{x.data(), y_row.data(), m_row.data(), g}};
-      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) row(r);
-      EXPECT_EQ(0, memcmp(y_out.data(), y_row.data(), outputs * sizeof(Dtype)));
-      EXPECT_EQ(m_out, m_row);
       const MaxPoolForward<Dtype, uint8_t> fb{x.data(), y_out.data(),
                                               b_out.data(), g};
       for (long i = 0; i < outputs; ++i) fb(i);
-      MaxPoolForwardRow<Dtype, uint8_t> rowb{
-          {x.data(), y_row.data(), b_row.data(), g}};
-      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) rowb(r);
-      EXPECT_EQ(b_out, b_row);
-      MaxPoolForwardRow<Dtype, uint8_t> bare{
-          {x.data(), y_bare.data(), nullptr, g}};
-      for (long r = 0; r < static_cast<long>(planes) * ph; ++r) bare(r);
-      EXPECT_EQ(0,
-                memcmp(y_out.data(), y_bare.data(), outputs * sizeof(Dtype)));
+      // Each copy of the CPU's loop (util/elementwise.hpp) the CPU has.
+      for (CpuVector copy :
+           {CpuVector::kBaseline, CpuVector::kAvx2, CpuVector::kAvx512}) {
+        SetCpuVectorLoops(copy);
+        SCOPED_TRACE(::testing::Message()
+                     << "loop copy " << static_cast<int>(CpuVectorLoops()));
+        vector<Dtype> y_row(outputs, 9), y_bare(outputs, 5);
+        vector<int> m_row(outputs, -7);
+        vector<uint8_t> b_row(outputs, 2);
+        RunRange(MaxPoolForwardRow<Dtype>{{x.data(), y_row.data(),
+                                           m_row.data(), g}},
+                 0, rows);
+        EXPECT_EQ(0,
+                  memcmp(y_out.data(), y_row.data(), outputs * sizeof(Dtype)));
+        EXPECT_EQ(m_out, m_row);
+        RunRange(MaxPoolForwardRow<Dtype, uint8_t>{{x.data(), y_row.data(),
+                                                    b_row.data(), g}},
+                 0, rows);
+        EXPECT_EQ(b_out, b_row);
+        RunRange(MaxPoolForwardRow<Dtype, uint8_t>{{x.data(), y_bare.data(),
+                                                    nullptr, g}},
+                 0, rows);
+        EXPECT_EQ(0,
+                  memcmp(y_out.data(), y_bare.data(), outputs * sizeof(Dtype)));
+      }
+      SetCpuVectorLoops(CpuVector::kAvx512);  // back to the CPU's best
       if (fill == 2) {  // the specials did reach the outputs
         int none = 0;
         for (long i = 0; i < outputs; ++i) none += m_out[i] < 0;
