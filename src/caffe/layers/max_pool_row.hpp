@@ -126,11 +126,7 @@ struct MaxPoolForwardRow {
     Vec best = Vec{} + lowest;
     Ints at = Ints{} - 1;
     Ints lane_w;  // each lane's w0 - w0 of lane 0, for plane indexes
-    Ints even;    // stride 2 keeps lanes 0, 2, 4, ... of two loads
-    for (int j = 0; j < kLanes; ++j) {
-      lane_w[j] = plane_index ? j * kStride : 0;
-      even[j] = 2 * j;
-    }
+    for (int j = 0; j < kLanes; ++j) lane_w[j] = plane_index ? j * kStride : 0;
     for (int h = hstart; h < hend; ++h) {
       const Dtype* r = in + static_cast<long>(h) * g.width;
       for (int kw = 0; kw < g.kernel_w; ++kw) {
@@ -139,9 +135,16 @@ struct MaxPoolForwardRow {
         Vec v;
         std::memcpy(&v, r + kw, sizeof(Vec));
         if (kStride == 2) {
+#if defined(__clang__)
+          // Clang (the sanitizer builds) has no __builtin_shuffle.
+          for (int j = 0; j < kLanes; ++j) v[j] = r[kw + 2 * j];
+#else
+          Ints even;  // lanes 0, 2, 4, ... of the two loads
+          for (int j = 0; j < kLanes; ++j) even[j] = 2 * j;
           Vec odd_half;
           std::memcpy(&odd_half, r + kw + kLanes, sizeof(Vec));
           v = __builtin_shuffle(v, odd_half, even);
+#endif
         }
         const Lane here = plane_index ? h * g.width + w0 + kw
                                       : (h - h0) * g.kernel_w + kw;
