@@ -24,7 +24,8 @@ import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+# Appended: a PYTHONPATH given (a sanitizer build's package) wins.
+sys.path.append(os.path.join(ROOT, "python"))
 
 MIB = 1048576.0
 # Input image (channels, size) of the nets whose Data layer does not crop.

@@ -43,7 +43,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+# Appended: a PYTHONPATH given (a sanitizer build's package) wins.
+sys.path.append(os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 os.environ.setdefault("GLOG_minloglevel", "2")
 
