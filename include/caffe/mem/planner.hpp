@@ -13,8 +13,9 @@
 //   2  every shareable buffer gets an offset in one arena: greedy
 //      placement (each buffer at a free offset during its lifetime) in
 //      several orders (largest, longest-lived, largest area, earliest
-//      first) with lowest-offset and best-fit gaps; the smallest arena
-//      wins, which usually lands at or near the lower bound.
+//      first), each also with the scratch requests moved to the front,
+//      with lowest-offset and best-fit gaps; the smallest arena wins,
+//      which usually lands at or near the lower bound.
 // Buffers with shareable == false are placed alone (pinned).
 //
 // CheckPlan verifies a plan: no two buffers that are live at a common step
@@ -45,6 +46,11 @@ struct BufferRequest {
   // plan, MemoryContract::top_overwrites_bottoms).  Both name each other;
   // -1: none.
   int in_place_of = -1;
+  // A layer's per-call scratch, live at one step.  Level 2 also tries its
+  // orders with every scratch request placed first (they never overlap in
+  // time, so all go to offset 0 and the rest packs around them), and keeps
+  // that when the arena comes out smaller.
+  bool scratch = false;
 };
 
 // The step at which requests i and j, an in-place pair (each the other's

@@ -136,6 +136,7 @@ void AddScratchLifetimes(const NetGraph& graph, const Buffer& buf,
     r.name = entry.name;
     r.bytes = graph.memories[buf.memory].bytes;
     r.first_step = r.last_step = u.step;
+    r.scratch = true;
     out->buffers.push_back(entry);
     out->requests.push_back(r);
     previous = u.step;

@@ -196,14 +196,27 @@ void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
       }};
   size_t best = SIZE_MAX;
   std::vector<size_t> offsets(requests.size(), 0), best_offsets;
-  for (const Less& less : orders) {
-    std::vector<int> order = shared;
-    std::stable_sort(order.begin(), order.end(), less);
-    for (bool best_fit : {false, true}) {
-      const size_t arena = PlaceInArena(requests, order, best_fit, &offsets);
-      if (arena < best) {
-        best = arena;
-        best_offsets = offsets;
+  // Scratch first: the one-step scratch requests all land at offset 0 and
+  // the longer-lived buffers pack above and around them, which sometimes
+  // beats placing scratch into the gaps the others leave.  Tried after the
+  // plain orders and kept only when strictly smaller.
+  const bool any_scratch = std::any_of(
+      shared.begin(), shared.end(), [&](int i) { return requests[i].scratch; });
+  for (bool scratch_first : {false, true}) {
+    if (scratch_first && !any_scratch) break;
+    for (const Less& less : orders) {
+      std::vector<int> order = shared;
+      std::stable_sort(order.begin(), order.end(), less);
+      if (scratch_first)
+        std::stable_partition(order.begin(), order.end(),
+                              [&](int i) { return requests[i].scratch; });
+      for (bool best_fit : {false, true}) {
+        const size_t arena =
+            PlaceInArena(requests, order, best_fit, &offsets);
+        if (arena < best) {
+          best = arena;
+          best_offsets = offsets;
+        }
       }
     }
   }
