@@ -7,7 +7,8 @@ module), so it runs with any python3, here or on the GPU machine.
   python3 bench/gpu/make_nets.py OUT_DIR NET:BATCH[:VARIANT] ...
 
 VARIANT: plain (default), mem (mem_param level 2), sqrt (mem_param with
-SQRT recomputation), or wide / memwide (plain / mem with 1 GiB of
+SQRT recomputation), cheap (mem_param rerunning only the cheap layers,
+recompute { auto: CHEAP }), or wide / memwide (plain / mem with 1 GiB of
 convolution workspace instead of 64 MiB).  Writes OUT_DIR/<net>_b<batch>_<variant>.prototxt.
 """
 import os
@@ -21,6 +22,8 @@ MEM = {
     'mem': 'mem_param { optimize_train: true level: 2 }\n',
     'sqrt': 'mem_param { optimize_train: true level: 2 '
             'recompute { auto: SQRT } }\n',
+    'cheap': 'mem_param { optimize_train: true level: 2 '
+             'recompute { auto: CHEAP } }\n',
     'wide': 'mem_param { optimize_train: false workspace_limit_mb: 1024 }\n',
     'memwide': 'mem_param { optimize_train: true level: 2 '
                'workspace_limit_mb: 1024 }\n',
