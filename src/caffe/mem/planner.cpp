@@ -97,13 +97,13 @@ void PlanSlots(const std::vector<BufferRequest>& requests, int level,
         plan->slot_bytes[s];
 }
 
-// The offset for `bytes` among the taken intervals: the lowest gap that
-// holds it, or (best_fit) the smallest such gap; above everything if none.
-size_t LowestGap(std::vector<std::pair<size_t, size_t> >* taken, size_t bytes,
-                 bool best_fit) {
-  std::sort(taken->begin(), taken->end());
+// The offset for `bytes` among the taken intervals (sorted by offset, then
+// end): the lowest gap that holds it, or (best_fit) the smallest such
+// gap; above everything if none.
+size_t LowestGap(const std::vector<std::pair<size_t, size_t> >& taken,
+                 size_t bytes, bool best_fit) {
   size_t offset = SIZE_MAX, best_gap = SIZE_MAX, end = 0;
-  for (const auto& t : *taken) {
+  for (const auto& t : taken) {
     if (t.first >= end + bytes) {  // the gap before t fits
       const size_t gap = t.first - end;
       if (!best_fit) return end;
@@ -117,16 +117,22 @@ size_t LowestGap(std::vector<std::pair<size_t, size_t> >* taken, size_t bytes,
   return offset == SIZE_MAX ? end : offset;
 }
 
+typedef std::pair<size_t, size_t> Interval;  // [offset, end) in the arena
+
 // Level 2 places buffers one by one, each at an offset that no already
 // placed, time-overlapping buffer occupies: the lowest such offset, or
 // (best_fit) the smallest gap that holds it.  A buffer whose in-place
 // partner is placed goes exactly over it if nothing else live is in the
-// way.  Returns the arena size.
+// way.  Returns the arena size.  The placed buffers are kept sorted by
+// their intervals, so the ones in the way come out sorted without a sort
+// per buffer (planning runs once per candidate plan, and BUDGET weighs
+// many).
 size_t PlaceInArena(const std::vector<BufferRequest>& requests,
                     const std::vector<int>& order, bool best_fit,
                     std::vector<size_t>* offsets) {
-  std::vector<int> placed;
+  std::vector<std::pair<Interval, int> > placed;  // sorted by interval
   std::vector<bool> is_placed(requests.size(), false);
+  std::vector<Interval> taken;
   size_t arena = 0;
   for (int i : order) {
     const BufferRequest& r = requests[i];
@@ -134,13 +140,13 @@ size_t PlaceInArena(const std::vector<BufferRequest>& requests,
     const int partner = r.in_place_of;
     const bool over_partner = partner >= 0 && is_placed[partner] &&
                               HandOverStep(requests, i, partner) >= 0;
-    // Intervals taken by time-overlapping buffers, sorted by offset (an
+    // Intervals taken by time-overlapping buffers, in offset order (an
     // in-place partner's apart).
-    std::vector<std::pair<size_t, size_t> > taken;
-    for (int j : placed) {
+    taken.clear();
+    for (const auto& p : placed) {
+      const int j = p.second;
       if (!Overlap(r, requests[j]) || (over_partner && j == partner)) continue;
-      const size_t off = (*offsets)[j];
-      taken.push_back({off, off + AlignUp(requests[j].bytes)});
+      taken.push_back(p.first);
     }
     size_t offset = SIZE_MAX;
     if (over_partner) {
@@ -150,13 +156,15 @@ size_t PlaceInArena(const std::vector<BufferRequest>& requests,
       for (const auto& t : taken)
         if (t.first < at + bytes && at < t.second) free = false;
       if (free) offset = at;
-      const size_t off = (*offsets)[partner];
-      taken.push_back({off, off + AlignUp(requests[partner].bytes)});
+      const Interval own(at, at + AlignUp(requests[partner].bytes));
+      taken.insert(std::upper_bound(taken.begin(), taken.end(), own), own);
     }
-    if (offset == SIZE_MAX) offset = LowestGap(&taken, bytes, best_fit);
+    if (offset == SIZE_MAX) offset = LowestGap(taken, bytes, best_fit);
     (*offsets)[i] = offset;
     arena = std::max(arena, offset + bytes);
-    placed.push_back(i);
+    const std::pair<Interval, int> entry(Interval(offset, offset + bytes), i);
+    placed.insert(std::upper_bound(placed.begin(), placed.end(), entry),
+                  entry);
     is_placed[i] = true;
   }
   return arena;
