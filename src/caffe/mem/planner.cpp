@@ -97,72 +97,80 @@ void PlanSlots(const std::vector<BufferRequest>& requests, int level,
         plan->slot_bytes[s];
 }
 
-// The offset for `bytes` among the taken intervals (sorted by offset, then
-// end): the lowest gap that holds it, or (best_fit) the smallest such
-// gap; above everything if none.
-size_t LowestGap(const std::vector<std::pair<size_t, size_t> >& taken,
+typedef std::pair<size_t, size_t> Interval;  // [offset, end) in the arena
+
+// A placed buffer as the placement loop scans it: its interval, and its
+// steps copied beside it so that the scan reads one array front to back.
+struct Placed {
+  Interval at;
+  int first_step, last_step, index;
+  bool operator<(const Placed& o) const {
+    return at != o.at ? at < o.at : index < o.index;
+  }
+  bool LiveDuring(const BufferRequest& r) const {
+    return first_step <= r.last_step && r.first_step <= last_step;
+  }
+};
+
+// The offset for r (`bytes` long) among the placed buffers live at any of
+// its steps: the lowest gap that holds it, or (best_fit) the smallest
+// such gap; above everything if none.  `placed` is sorted by interval, so
+// the gaps come in offset order and the lowest fitting one ends the scan.
+size_t LowestGap(const std::vector<Placed>& placed, const BufferRequest& r,
                  size_t bytes, bool best_fit) {
   size_t offset = SIZE_MAX, best_gap = SIZE_MAX, end = 0;
-  for (const auto& t : taken) {
-    if (t.first >= end + bytes) {  // the gap before t fits
-      const size_t gap = t.first - end;
+  for (const Placed& p : placed) {
+    if (!p.LiveDuring(r)) continue;
+    if (p.at.first >= end + bytes) {  // the gap before p fits
+      const size_t gap = p.at.first - end;
       if (!best_fit) return end;
       if (gap < best_gap) {
         best_gap = gap;
         offset = end;
       }
     }
-    end = std::max(end, t.second);
+    end = std::max(end, p.at.second);
   }
   return offset == SIZE_MAX ? end : offset;
 }
-
-typedef std::pair<size_t, size_t> Interval;  // [offset, end) in the arena
 
 // Level 2 places buffers one by one, each at an offset that no already
 // placed, time-overlapping buffer occupies: the lowest such offset, or
 // (best_fit) the smallest gap that holds it.  A buffer whose in-place
 // partner is placed goes exactly over it if nothing else live is in the
 // way.  Returns the arena size.  The placed buffers are kept sorted by
-// their intervals, so the ones in the way come out sorted without a sort
-// per buffer (planning runs once per candidate plan, and BUDGET weighs
+// their intervals, so a gap search is one scan that the first fitting gap
+// may end (planning runs once per candidate plan, and BUDGET weighs
 // many).
 size_t PlaceInArena(const std::vector<BufferRequest>& requests,
                     const std::vector<int>& order, bool best_fit,
                     std::vector<size_t>* offsets) {
-  std::vector<std::pair<Interval, int> > placed;  // sorted by interval
+  std::vector<Placed> placed;  // sorted by interval
+  placed.reserve(order.size());
   std::vector<bool> is_placed(requests.size(), false);
-  std::vector<Interval> taken;
   size_t arena = 0;
   for (int i : order) {
     const BufferRequest& r = requests[i];
     const size_t bytes = AlignUp(r.bytes);
     const int partner = r.in_place_of;
-    const bool over_partner = partner >= 0 && is_placed[partner] &&
-                              HandOverStep(requests, i, partner) >= 0;
-    // Intervals taken by time-overlapping buffers, in offset order (an
-    // in-place partner's apart).
-    taken.clear();
-    for (const auto& p : placed) {
-      const int j = p.second;
-      if (!Overlap(r, requests[j]) || (over_partner && j == partner)) continue;
-      taken.push_back(p.first);
-    }
     size_t offset = SIZE_MAX;
-    if (over_partner) {
+    if (partner >= 0 && is_placed[partner] &&
+        HandOverStep(requests, i, partner) >= 0) {
       // Exactly over the partner, when nothing else live is in the way.
       const size_t at = (*offsets)[partner];
       bool free = true;
-      for (const auto& t : taken)
-        if (t.first < at + bytes && at < t.second) free = false;
+      for (const Placed& p : placed)
+        if (p.index != partner && p.LiveDuring(r) && p.at.first < at + bytes &&
+            at < p.at.second)
+          free = false;
       if (free) offset = at;
-      const Interval own(at, at + AlignUp(requests[partner].bytes));
-      taken.insert(std::upper_bound(taken.begin(), taken.end(), own), own);
     }
-    if (offset == SIZE_MAX) offset = LowestGap(taken, bytes, best_fit);
+    // Otherwise the partner is in the way like any other live buffer.
+    if (offset == SIZE_MAX) offset = LowestGap(placed, r, bytes, best_fit);
     (*offsets)[i] = offset;
     arena = std::max(arena, offset + bytes);
-    const std::pair<Interval, int> entry(Interval(offset, offset + bytes), i);
+    const Placed entry{Interval(offset, offset + bytes), r.first_step,
+                       r.last_step, i};
     placed.insert(std::upper_bound(placed.begin(), placed.end(), entry),
                   entry);
     is_placed[i] = true;
@@ -210,15 +218,22 @@ void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
   // plain orders and kept only when strictly smaller.
   const bool any_scratch = std::any_of(
       shared.begin(), shared.end(), [&](int i) { return requests[i].scratch; });
+  // No arena is smaller than the bytes live at the fullest step
+  // (Plan::lower_bound), so once a pass reaches it the passes left could
+  // only tie, and ties keep the earlier plan: stopping there changes
+  // nothing but the time spent (BUDGET plans hundreds of candidates).
+  auto at_bound = [&] { return best <= plan->lower_bound; };
   for (bool scratch_first : {false, true}) {
-    if (scratch_first && !any_scratch) break;
+    if ((scratch_first && !any_scratch) || at_bound()) break;
     for (const Less& less : orders) {
+      if (at_bound()) break;
       std::vector<int> order = shared;
       std::stable_sort(order.begin(), order.end(), less);
       if (scratch_first)
         std::stable_partition(order.begin(), order.end(),
                               [&](int i) { return requests[i].scratch; });
       for (bool best_fit : {false, true}) {
+        if (at_bound()) break;
         const size_t arena =
             PlaceInArena(requests, order, best_fit, &offsets);
         if (arena < best) {
