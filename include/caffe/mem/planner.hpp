@@ -14,8 +14,10 @@
 //      placement (each buffer at a free offset during its lifetime) in
 //      several orders (largest, longest-lived, largest area, earliest
 //      first), each also with the scratch requests moved to the front,
-//      with lowest-offset and best-fit gaps; the smallest arena wins,
-//      which usually lands at or near the lower bound.
+//      with lowest-offset and best-fit gaps; the smallest arena wins
+//      (ties to the earlier pass), which usually lands at or near the
+//      lower bound.  The passes run side by side on the parallel loop
+//      (util/parallel.hpp); the plan is the same for any thread count.
 // Buffers with shareable == false are placed alone (pinned).
 //
 // CheckPlan verifies a plan: no two buffers that are live at a common step

@@ -1,11 +1,14 @@
 #include "caffe/mem/planner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
+
+#include "caffe/util/parallel.hpp"
 
 namespace caffe {
 namespace mem {
@@ -134,30 +137,41 @@ size_t LowestGap(const std::vector<Placed>& placed, const BufferRequest& r,
   return offset == SIZE_MAX ? end : offset;
 }
 
+// One greedy pass's memory, sized before the pass runs: the passes run
+// on the parallel loop, whose bodies must not allocate.
+struct PassMemory {
+  std::vector<Placed> placed;  // sorted by interval; capacity for all
+  std::vector<char> is_placed;
+  std::vector<size_t> offsets;
+  PassMemory(size_t num_requests, size_t num_shared)
+      : is_placed(num_requests, 0), offsets(num_requests, 0) {
+    placed.reserve(num_shared);
+  }
+};
+
 // Level 2 places buffers one by one, each at an offset that no already
 // placed, time-overlapping buffer occupies: the lowest such offset, or
 // (best_fit) the smallest gap that holds it.  A buffer whose in-place
 // partner is placed goes exactly over it if nothing else live is in the
-// way.  Returns the arena size.  The placed buffers are kept sorted by
-// their intervals, so a gap search is one scan that the first fitting gap
-// may end (planning runs once per candidate plan, and BUDGET weighs
-// many).
+// way.  Returns the arena size; offsets land in memory->offsets.  The
+// placed buffers are kept sorted by their intervals, so a gap search is
+// one scan that the first fitting gap may end (planning runs once per
+// candidate plan, and BUDGET weighs many).
 size_t PlaceInArena(const std::vector<BufferRequest>& requests,
                     const std::vector<int>& order, bool best_fit,
-                    std::vector<size_t>* offsets) {
-  std::vector<Placed> placed;  // sorted by interval
-  placed.reserve(order.size());
-  std::vector<bool> is_placed(requests.size(), false);
+                    PassMemory* memory) {
+  std::vector<Placed>& placed = memory->placed;
+  std::vector<size_t>& offsets = memory->offsets;
   size_t arena = 0;
   for (int i : order) {
     const BufferRequest& r = requests[i];
     const size_t bytes = AlignUp(r.bytes);
     const int partner = r.in_place_of;
     size_t offset = SIZE_MAX;
-    if (partner >= 0 && is_placed[partner] &&
+    if (partner >= 0 && memory->is_placed[partner] &&
         HandOverStep(requests, i, partner) >= 0) {
       // Exactly over the partner, when nothing else live is in the way.
-      const size_t at = (*offsets)[partner];
+      const size_t at = offsets[partner];
       bool free = true;
       for (const Placed& p : placed)
         if (p.index != partner && p.LiveDuring(r) && p.at.first < at + bytes &&
@@ -167,13 +181,13 @@ size_t PlaceInArena(const std::vector<BufferRequest>& requests,
     }
     // Otherwise the partner is in the way like any other live buffer.
     if (offset == SIZE_MAX) offset = LowestGap(placed, r, bytes, best_fit);
-    (*offsets)[i] = offset;
+    offsets[i] = offset;
     arena = std::max(arena, offset + bytes);
     const Placed entry{Interval(offset, offset + bytes), r.first_step,
                        r.last_step, i};
     placed.insert(std::upper_bound(placed.begin(), placed.end(), entry),
-                  entry);
-    is_placed[i] = true;
+                  entry);  // within the capacity reserved: no allocation
+    memory->is_placed[i] = 1;
   }
   return arena;
 }
@@ -210,39 +224,58 @@ void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
       [&](int a, int b) {
         return requests[a].first_step < requests[b].first_step;
       }};
-  size_t best = SIZE_MAX;
-  std::vector<size_t> offsets(requests.size(), 0), best_offsets;
   // Scratch first: the one-step scratch requests all land at offset 0 and
   // the longer-lived buffers pack above and around them, which sometimes
   // beats placing scratch into the gaps the others leave.  Tried after the
   // plain orders and kept only when strictly smaller.
   const bool any_scratch = std::any_of(
       shared.begin(), shared.end(), [&](int i) { return requests[i].scratch; });
-  // No arena is smaller than the bytes live at the fullest step
-  // (Plan::lower_bound), so once a pass reaches it the passes left could
-  // only tie, and ties keep the earlier plan: stopping there changes
-  // nothing but the time spent (BUDGET plans hundreds of candidates).
-  auto at_bound = [&] { return best <= plan->lower_bound; };
+  struct Pass {
+    std::vector<int> order;
+    bool best_fit;
+  };
+  std::vector<Pass> passes;  // in the order that breaks ties
   for (bool scratch_first : {false, true}) {
-    if ((scratch_first && !any_scratch) || at_bound()) break;
+    if (scratch_first && !any_scratch) break;
     for (const Less& less : orders) {
-      if (at_bound()) break;
       std::vector<int> order = shared;
       std::stable_sort(order.begin(), order.end(), less);
       if (scratch_first)
         std::stable_partition(order.begin(), order.end(),
                               [&](int i) { return requests[i].scratch; });
-      for (bool best_fit : {false, true}) {
-        if (at_bound()) break;
-        const size_t arena =
-            PlaceInArena(requests, order, best_fit, &offsets);
-        if (arena < best) {
-          best = arena;
-          best_offsets = offsets;
-        }
-      }
+      for (bool best_fit : {false, true}) passes.push_back({order, best_fit});
     }
   }
+  // The passes are independent, so they run side by side; the smallest
+  // arena wins, ties going to the earlier pass, so the plan does not depend
+  // on the thread count.  No arena is smaller than the bytes live at the
+  // fullest step (Plan::lower_bound): passes after one that reaches it
+  // could only tie, and are skipped.
+  const int num_passes = static_cast<int>(passes.size());
+  std::vector<PassMemory> memory;  // each built here: a copy would lose
+  memory.reserve(num_passes);      // the reserved capacity
+  for (int p = 0; p < num_passes; ++p)
+    memory.emplace_back(requests.size(), shared.size());
+  std::vector<size_t> arenas(num_passes, SIZE_MAX);
+  std::atomic<int> first_at_bound(num_passes);
+  ParallelFor(num_passes, 1, [&](long begin, long end) {
+    for (long p = begin; p < end; ++p) {
+      if (p > first_at_bound.load()) continue;
+      arenas[p] = PlaceInArena(requests, passes[p].order, passes[p].best_fit,
+                               &memory[p]);
+      if (arenas[p] > plan->lower_bound) continue;
+      int at = first_at_bound.load();
+      while (p < at && !first_at_bound.compare_exchange_weak(at, p)) {
+      }
+    }
+  });
+  int winner = -1;
+  for (int p = 0; p < num_passes; ++p)
+    if (winner < 0 || arenas[p] < arenas[winner]) winner = p;
+  const size_t best = winner < 0 ? 0 : arenas[winner];
+  const std::vector<size_t> no_offsets;
+  const std::vector<size_t>& best_offsets =
+      winner < 0 ? no_offsets : memory[winner].offsets;
   for (int i : shared) {
     plan->placements[i].slot = 0;
     plan->placements[i].offset = best_offsets.empty() ? 0 : best_offsets[i];

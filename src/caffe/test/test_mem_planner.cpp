@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "caffe/mem/planner.hpp"
+#include "caffe/util/parallel.hpp"
 
 namespace caffe {
 namespace mem {
@@ -154,28 +155,37 @@ TEST(MemPlannerTest, InPlaceOfAMissingBufferIsRejected) {
   EXPECT_THROW(MakePlan(reqs, 2), std::invalid_argument);
 }
 
+// Up to 40 buffers over up to 30 steps: some empty, some pinned, some
+// handing over in place at one step (as Analyze pairs them), and the
+// one-step ones marked scratch at random.
+std::vector<BufferRequest> RandomGraph(std::mt19937* rng) {
+  std::mt19937& random = *rng;
+  const int n = 1 + random() % 40;
+  const int steps = 2 + random() % 30;
+  std::vector<BufferRequest> reqs;
+  for (int i = 0; i < n; ++i) {
+    const int a = random() % steps, b = random() % steps;
+    const size_t bytes = (random() % 4 == 0) ? 0 : 64 * (1 + random() % 50);
+    reqs.push_back(Buf("r", bytes, std::min(a, b), std::max(a, b),
+                       random() % 8 != 0));
+    reqs.back().scratch = a == b && random() % 2 == 0;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j && reqs[i].in_place_of < 0 && reqs[j].in_place_of < 0 &&
+          reqs[i].shareable && reqs[j].shareable &&
+          reqs[i].last_step == reqs[j].first_step &&
+          reqs[i].first_step < reqs[j].first_step && random() % 2 == 0) {
+        reqs[i].in_place_of = j;
+        reqs[j].in_place_of = i;
+      }
+  return reqs;
+}
+
 TEST(MemPlannerTest, RandomGraphsGiveSoundPlansWithinBounds) {
   std::mt19937 rng(1234);
   for (int trial = 0; trial < 200; ++trial) {
-    const int n = 1 + rng() % 40;
-    const int steps = 2 + rng() % 30;
-    std::vector<BufferRequest> reqs;
-    for (int i = 0; i < n; ++i) {
-      const int a = rng() % steps, b = rng() % steps;
-      const size_t bytes = (rng() % 4 == 0) ? 0 : 64 * (1 + rng() % 50);
-      reqs.push_back(Buf("r", bytes, std::min(a, b), std::max(a, b),
-                         rng() % 8 != 0));
-    }
-    // Pair some buffers that hand over at one step, as Analyze would.
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (i != j && reqs[i].in_place_of < 0 && reqs[j].in_place_of < 0 &&
-            reqs[i].shareable && reqs[j].shareable &&
-            reqs[i].last_step == reqs[j].first_step &&
-            reqs[i].first_step < reqs[j].first_step && rng() % 2 == 0) {
-          reqs[i].in_place_of = j;
-          reqs[j].in_place_of = i;
-        }
+    const std::vector<BufferRequest> reqs = RandomGraph(&rng);
     size_t previous = 0;
     for (int level = 0; level <= 2; ++level) {
       Plan plan = MakePlan(reqs, level);
@@ -216,6 +226,30 @@ TEST(MemPlannerTest, ScratchFirstNeverGrowsAndSometimesShrinks) {
     if (with.shared_bytes < without.shared_bytes) ++smaller;
   }
   EXPECT_GT(smaller, 0);
+}
+
+// Level 2's greedy passes run side by side on the parallel loop; the
+// winner is the smallest arena, ties to the earlier pass, so every thread
+// count gives the same placements.
+TEST(MemPlannerTest, PlanDoesNotDependOnThreadCount) {
+  const int threads = ParallelThreads();
+  std::mt19937 rng(4321);
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<BufferRequest> reqs = RandomGraph(&rng);
+    SetParallelThreads(1);
+    const Plan one = MakePlan(reqs, 2);
+    for (int t : {2, 3, 5}) {
+      SetParallelThreads(t);
+      const Plan many = MakePlan(reqs, 2);
+      ASSERT_EQ(many.slot_bytes, one.slot_bytes) << "trial " << trial;
+      for (size_t i = 0; i < reqs.size(); ++i) {
+        ASSERT_EQ(many.placements[i].slot, one.placements[i].slot);
+        ASSERT_EQ(many.placements[i].offset, one.placements[i].offset)
+            << "trial " << trial << ", " << t << " threads, buffer " << i;
+      }
+    }
+  }
+  SetParallelThreads(threads);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // inside an OpenMP region would terminate the process instead of raising a
 // caffe error.  This binary's operator new counts allocations made while a
 // thread runs a body; the tests run every parallel layer (LRN, both
-// regions) forward and backward and require the count to stay zero.
+// regions) forward and backward, and the memory planner's level-2 passes,
+// and require the count to stay zero.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include "caffe/blob.hpp"
 #include "caffe/layer_factory.hpp"
 #include "caffe/layers/lrn_layer.hpp"
+#include "caffe/mem/planner.hpp"
 #include "caffe/util/math_functions.hpp"
 #include "caffe/util/parallel.hpp"
 
@@ -143,6 +145,26 @@ TEST_F(ParallelBodiesTest, ElementwiseLayersAllocateNothingInBodies) {
       RunLayer<double>(type, in_place);
     }
   }
+}
+
+// Level 2 planning runs its greedy passes on the parallel loop, each in
+// memory sized before the loop.
+TEST_F(ParallelBodiesTest, PlanningAllocatesNothingInBodies) {
+  std::vector<mem::BufferRequest> reqs;
+  for (int i = 0; i < 200; ++i) {
+    mem::BufferRequest r;
+    r.name = "b";
+    r.bytes = 64 * (1 + (i * 37) % 50);
+    r.first_step = (i * 13) % 60;
+    r.last_step = r.first_step + (i * 7) % 30;
+    r.scratch = i % 5 == 0;
+    reqs.push_back(r);
+  }
+  const long before = g_body_allocations;
+  const mem::Plan plan = mem::MakePlan(reqs, 2);
+  EXPECT_EQ(mem::CheckPlan(reqs, plan), "");
+  EXPECT_EQ(g_body_allocations - before, 0)
+      << "planning allocated inside a parallel body";
 }
 
 }  // namespace
