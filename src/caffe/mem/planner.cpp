@@ -269,20 +269,17 @@ void PlanArena(const std::vector<BufferRequest>& requests, Plan* plan) {
       }
     }
   });
-  int winner = -1;
-  for (int p = 0; p < num_passes; ++p)
-    if (winner < 0 || arenas[p] < arenas[winner]) winner = p;
-  const size_t best = winner < 0 ? 0 : arenas[winner];
-  const std::vector<size_t> no_offsets;
-  const std::vector<size_t>& best_offsets =
-      winner < 0 ? no_offsets : memory[winner].offsets;
+  // There is always a pass (one per order and gap rule); with nothing
+  // shared every arena is 0.
+  int winner = 0;
+  for (int p = 1; p < num_passes; ++p)
+    if (arenas[p] < arenas[winner]) winner = p;
   for (int i : shared) {
     plan->placements[i].slot = 0;
-    plan->placements[i].offset = best_offsets.empty() ? 0 : best_offsets[i];
+    plan->placements[i].offset = memory[winner].offsets[i];
   }
-  const size_t arena = shared.empty() ? 0 : best;
-  plan->slot_bytes[0] = arena;
-  plan->shared_bytes = arena;
+  plan->slot_bytes[0] = arenas[winner];
+  plan->shared_bytes = arenas[winner];
 }
 
 }  // namespace
