@@ -1,5 +1,6 @@
 // fused_chain.hpp: an in-place chain of BatchNorm, Scale and ReLU layers
-// run as one pass over memory per direction on the CPU.
+// run as one pass over memory per direction on the CPU, and forward as
+// one pass after BatchNorm's statistics on a GPU.
 //
 // ResNet-style nets follow most convolutions with BatchNorm -> Scale ->
 // ReLU, all in place on the convolution's output.  Run one by one, each
@@ -20,24 +21,29 @@
 //    the caller fuses it only where the memory plan hands no memory over
 //    inside the chain's steps (NetMemory::HandsOverWithin).
 //  * Fits(reshape) says whether the chain can run fused at the current
-//    shapes: a Scale covering exactly the channels, planes of at least
-//    kMinChannelRun elements; otherwise the caller runs the members one by
-//    one.  Before a forward it reshapes the members first (reshape = true,
-//    as Layer::Forward does); before a backward it checks the shapes of
-//    the last forward (false).
+//    shapes: a Scale covering exactly the channels; otherwise the caller
+//    runs the members one by one.  Before a forward it reshapes the
+//    members first (reshape = true, as Layer::Forward does); before a
+//    backward it checks the shapes of the last forward (false).
 //  * Forward() and Backward() compute exactly what the members' Forward
 //    and Backward compute in order, bit for bit: the work is the layers'
 //    own channel stages (their ForwardStage/BackwardStage), composed per
-//    channel; only the interleaving of channels and members changes, and a
-//    channel's values depend on that channel alone.  Backward assumes every
+//    channel (on a GPU, and for planes shorter than kMinChannelRun, per
+//    plane after BatchNorm's statistics: fused_chain_forward.hpp); only
+//    the interleaving of channels and members changes, and a channel's
+//    values depend on that channel alone.  Backward assumes every
 //    member propagates down (the caller checks).  Its ReLU step takes the
 //    ReLU's input from the chain's kept copy (BatchNorm's normalized
 //    output or Scale's copy of its input, through the Scale's affine step
 //    again: the same two roundings) instead of reading the blob, one
 //    stream from memory less; the mask is the one the blob gives.
-//  * The caller (Net) decides when a chain may run fused (CPU mode, no
-//    observer of the values between members) and runs every member's step
-//    hooks and callbacks around it.
+//  * Forward runs on the device of Caffe::mode(); Backward on the CPU only
+//    (backward_on_gpu() is false: a GPU runs the members' channel sums
+//    and planes as separate launches whether fused or not, so fusing
+//    would save nothing there).
+//  * The caller (Net) decides when a chain may run fused (no observer of
+//    the values between members) and runs every member's step hooks and
+//    callbacks around it.
 #ifndef CAFFE_FUSED_CHAIN_HPP_
 #define CAFFE_FUSED_CHAIN_HPP_
 
@@ -70,10 +76,16 @@ class FusedChain : public FusedSteps<Dtype> {
   bool Fits(bool reshape) override;
   void Forward() override;
   void Backward() override;
+  bool backward_on_gpu() const override { return false; }
 
  private:
   FusedChain() {}
   Dtype ReLUSlope() const;
+  template <typename Launch>
+  void ForwardWith(const Launch& launch);
+#ifdef USE_CUDA
+  void ForwardGpu();  // ForwardWith(GpuLaunch()), in fused_chain.cu
+#endif
   // The ReLU's element body over the chain's planes, run when `on`.
   template <typename Body>
   Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > ReLUStage(

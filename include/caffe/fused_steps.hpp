@@ -1,7 +1,8 @@
 // fused_steps.hpp: the interface Net runs fused steps through: consecutive
 // layers whose element-wise work runs as one pass over memory per
-// direction on the CPU (fused_chain.hpp: BatchNorm -> Scale -> ReLU;
-// fused_sum_relu.hpp: Eltwise SUM -> ReLU).
+// direction (fused_chain.hpp: BatchNorm -> Scale -> ReLU;
+// fused_sum_relu.hpp: Eltwise SUM -> ReLU), on the device of
+// Caffe::mode().
 //
 // Contract, for every kind:
 //  * The members are layers first()..last(), consecutive in the net.
@@ -16,7 +17,9 @@
 //  * Forward() and Backward() leave every blob, kept copy and parameter
 //    gradient with the bits the members' own Forward and Backward, run in
 //    order, leave.  Backward assumes every member propagates down to
-//    every bottom (the caller checks).
+//    every bottom (the caller checks).  In GPU mode Forward always runs
+//    on the GPU; Backward only where backward_on_gpu() says so (the
+//    caller runs the members one by one otherwise).
 //  * The caller (Net) decides when they may run fused and runs every
 //    member's step hooks and callbacks around them.
 #ifndef CAFFE_FUSED_STEPS_HPP_
@@ -34,6 +37,8 @@ class FusedSteps {
   virtual bool Fits(bool reshape) = 0;
   virtual void Forward() = 0;
   virtual void Backward() = 0;
+  // Whether Backward runs in GPU mode; Forward always does.
+  virtual bool backward_on_gpu() const = 0;
 
  protected:
   int first_ = 0, last_ = 0;

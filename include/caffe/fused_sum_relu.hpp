@@ -1,6 +1,6 @@
 // fused_sum_relu.hpp: an Eltwise SUM of two bottoms followed by a ReLU in
 // place on its top (the end of every ResNet block) run as one pass over
-// memory per direction on the CPU.
+// memory per direction, on the CPU or a GPU.
 //
 // Run one by one, the sum writes its top and the ReLU reads and rewrites
 // it; backward, the ReLU rewrites the top's gradient and the sum reads it
@@ -48,10 +48,20 @@ class FusedSumReLU : public FusedSteps<Dtype> {
   bool Fits(bool reshape) override;
   void Forward() override;
   void Backward() override;
+  bool backward_on_gpu() const override { return true; }
 
  private:
   FusedSumReLU() {}
   Dtype Slope() const;
+  // fused_sum_relu_compute.hpp; the GPU forms in fused_sum_relu.cu.
+  template <typename Launch>
+  void ForwardWith(const Launch& launch);
+  template <typename Launch>
+  void BackwardWith(const Launch& launch);
+#ifdef USE_CUDA
+  void ForwardGpu();
+  void BackwardGpu();
+#endif
 
   EltwiseLayer<Dtype>* sum_ = nullptr;
   ReLULayer<Dtype>* relu_ = nullptr;

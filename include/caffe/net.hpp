@@ -160,9 +160,10 @@ class Net {
   // Fused chains (fused_steps.hpp): in-place BatchNorm -> Scale -> ReLU
   // runs (two or three of them, fused_chain.hpp) and an Eltwise SUM of two
   // bottoms with a ReLU in place on its top (fused_sum_relu.hpp) compute
-  // as one pass per direction on the CPU, bit-identical to running the
-  // layers one by one.  On by default;
-  // a chain runs layer by layer anyway in GPU mode, with debug_info, while
+  // as one pass per direction, bit-identical to running the layers one
+  // by one on the same device.  On by default; in GPU mode a BatchNorm
+  // chain's backward runs layer by layer (FusedSteps::backward_on_gpu).
+  // A chain runs layer by layer anyway with debug_info, while
   // a step hook other than the memory plan's watches (the non-finite
   // scan), while forward callbacks are set (for forward), when only part
   // of it is in a ForwardFromTo/BackwardFromTo range, and across
@@ -175,7 +176,7 @@ class Net {
   bool fuse_chains() const { return fuse_chains_; }
   // The layer whose time includes layer_id's when it runs fused (the
   // chain's first layer for forward, last for backward), or -1 (also when
-  // chains run layer by layer now, in GPU mode say).
+  // chains run layer by layer now, with debug_info say).
   int fused_forward_into(int layer_id) const;
   int fused_backward_into(int layer_id) const;
 
@@ -332,9 +333,11 @@ class Net {
   // step hooks.
   void AfterMemberBackward(int k);
   bool OnlyPlanWatches() const;
-  // Fusion is on and nothing watches the members one by one (CPU mode, no
-  // debug_info, no step hook but the plan's).
+  // Fusion is on and nothing watches the members one by one (no
+  // debug_info, no step hook but the plan's); for a backward, the chain
+  // also runs its backward on the current device.
   bool MayFuse() const;
+  bool MayFuseBackward(const FusedSteps<Dtype>& chain) const;
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);

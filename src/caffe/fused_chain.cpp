@@ -2,11 +2,7 @@
 
 #include <cmath>
 
-#include "caffe/layers/relu_layer.hpp"
-#include "caffe/util/elementwise.hpp"
-#include "layers/batch_norm_compute.hpp"
-#include "layers/relu_kernels.hpp"
-#include "layers/scale_compute.hpp"
+#include "fused_chain_forward.hpp"
 
 namespace caffe {
 
@@ -74,11 +70,9 @@ bool FusedChain<Dtype>::Fits(bool reshape) {
     inner_ = scale_->inner_dim();
   }
   // The Scale must see the BatchNorm's (num, channels, spatial) layout.
-  if (scale_ && (scale_->outer_dim() != outer_ ||
-                 scale_->scale_dim() != channels_ ||
-                 scale_->inner_dim() != inner_))
-    return false;
-  return RunsByChannel(false, inner_);
+  return !scale_ ||
+         (scale_->outer_dim() == outer_ && scale_->scale_dim() == channels_ &&
+          scale_->inner_dim() == inner_);
 }
 
 template <typename Dtype>
@@ -88,37 +82,11 @@ Dtype FusedChain<Dtype>::ReLUSlope() const {
 }
 
 template <typename Dtype>
-template <typename Body>
-Maybe<ChannelStage<NoChannelWork, PlaneOf<Body> > > FusedChain<Dtype>::
-    ReLUStage(const Body& body, bool on) const {
-  return {MakeStage(NoChannelWork(), PlaneOf<Body>{body, inner_}, outer_,
-                    channels_, inner_),
-          on};
-}
-
-template <typename Dtype>
 void FusedChain<Dtype>::Forward() {
-  const CpuLaunch launch;
-  const vector<Blob<Dtype>*>& v = blob_;
-  // Each member prepares its stage in order, as its Forward would.
-  using BatchNormStage =
-      decltype(batch_norm_->ForwardStage(launch, input_, v));
-  using ScaleStage = decltype(scale_->ForwardStage(launch, v, v));
-  const Maybe<BatchNormStage> batch_norm{
-      batch_norm_ ? batch_norm_->ForwardStage(launch, input_, v)
-                  : BatchNormStage(),
-      batch_norm_ != nullptr};
-  const Maybe<ScaleStage> scale{
-      scale_ ? scale_->ForwardStage(launch, v, v) : ScaleStage(),
-      scale_ != nullptr};
-  ReLUForward<Dtype> relu_body{};
-  if (relu_) {
-    relu_body = {blob_[0]->cpu_data(), blob_[0]->mutable_cpu_data(),
-                 ReLUSlope()};
-  }
-  const auto relu = ReLUStage(relu_body, relu_ != nullptr);
-  launch(channels_, GrainFor(static_cast<long>(outer_) * inner_),
-         MakeThen(batch_norm, MakeThen(scale, relu)));
+#ifdef USE_CUDA
+  if (Caffe::mode() == Caffe::GPU) return ForwardGpu();
+#endif
+  ForwardWith(CpuLaunch());
 }
 
 // ReLU's backward with its input recomputed from the chain's kept copy

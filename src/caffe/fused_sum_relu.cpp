@@ -1,53 +1,8 @@
 #include "caffe/fused_sum_relu.hpp"
 
-#include <algorithm>
-
-#include "caffe/layers/eltwise_layer.hpp"
-#include "caffe/layers/relu_layer.hpp"
-#include "caffe/util/elementwise.hpp"
-#include "layers/relu_kernels.hpp"
+#include "fused_sum_relu_compute.hpp"
 
 namespace caffe {
-namespace {
-
-// Element i of the sum and then of the ReLU: the members' expressions
-// (ScaledSumOfTwoValue, ReLUValue) in one, the sum rounded to Dtype before
-// the ReLU reads it as when it went through memory, and one store: a
-// store read back in the same element would keep the loop from
-// vectorizing.  The top may lie over a bottom (mem_param): both are read
-// before it is written.
-template <typename Dtype>
-struct SumThenReLU {
-  const Dtype* a;
-  const Dtype* b;
-  Dtype ca, cb;
-  Dtype* y;
-  Dtype slope;
-  void operator()(long i) const {
-    y[i] = ReLUValue(ScaledSumOfTwoValue(a[i], b[i], ca, cb), slope);
-  }
-};
-
-// Element i of the ReLU's backward (ReLUBackward, into the top's diff in
-// place) and then of the sum's (c * g, as the Eltwise computes it) for the
-// first `kBottoms` of dx0, dx1.
-template <typename Dtype, int kBottoms>
-struct ReLUThenSumBackward {
-  const Dtype* x;  // the top's data
-  Dtype* dy;       // the top's diff, rewritten with the ReLU's gradient
-  Dtype slope;
-  Dtype c0, c1;
-  Dtype* dx0;
-  Dtype* dx1;
-  void operator()(long i) const {
-    const Dtype g = ReLUGradient(x[i], dy[i], slope);
-    dy[i] = g;
-    if (kBottoms >= 1) dx0[i] = c0 * g;
-    if (kBottoms >= 2) dx1[i] = c1 * g;
-  }
-};
-
-}  // namespace
 
 template <typename Dtype>
 std::shared_ptr<FusedSumReLU<Dtype> > FusedSumReLU<Dtype>::Find(
@@ -100,44 +55,18 @@ Dtype FusedSumReLU<Dtype>::Slope() const {
 
 template <typename Dtype>
 void FusedSumReLU<Dtype>::Forward() {
-  const vector<Dtype>& c = sum_->coefficients();
-  Blob<Dtype>& top = *top_[0];
-  Dtype* y = top.mutable_cpu_data();
-  const SumThenReLU<Dtype> body{bottoms_[0]->cpu_data(),
-                                 bottoms_[1]->cpu_data(), c[0], c[1], y,
-                                 Slope()};
-  ForEach(top.count64(), kElementGrain, body);
+#ifdef USE_CUDA
+  if (Caffe::mode() == Caffe::GPU) return ForwardGpu();
+#endif
+  ForwardWith(CpuLaunch());
 }
 
 template <typename Dtype>
 void FusedSumReLU<Dtype>::Backward() {
-  const vector<Dtype>& c = sum_->coefficients();
-  Blob<Dtype>& top = *top_[0];
-  Dtype* dy = top.mutable_cpu_diff();
-  const Dtype* x = top.cpu_data();
-  // A bottom whose diff is the top's (gradient aliasing) already holds
-  // its gradient, as the Eltwise's own backward knows.
-  Dtype* dx[2];
-  Dtype coefficient[2];
-  int writes = 0;
-  for (int i = 0; i < 2; ++i) {
-    Dtype* diff = bottoms_[i]->mutable_cpu_diff();
-    if (diff == dy) continue;
-    dx[writes] = diff;
-    coefficient[writes++] = c[i];
-  }
-  const long count = top.count64();
-  if (writes == 2) {
-    ForEach(count, kElementGrain,
-            ReLUThenSumBackward<Dtype, 2>{x, dy, Slope(), coefficient[0],
-                                          coefficient[1], dx[0], dx[1]});
-  } else if (writes == 1) {
-    ForEach(count, kElementGrain,
-            ReLUThenSumBackward<Dtype, 1>{x, dy, Slope(), coefficient[0],
-                                          Dtype(0), dx[0], nullptr});
-  } else {
-    ForEach(count, kElementGrain, ReLUBackward<Dtype>{x, dy, dy, Slope()});
-  }
+#ifdef USE_CUDA
+  if (Caffe::mode() == Caffe::GPU) return BackwardGpu();
+#endif
+  BackwardWith(CpuLaunch());
 }
 
 INSTANTIATE_CLASS(FusedSumReLU);

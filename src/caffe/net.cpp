@@ -893,8 +893,13 @@ bool Net<Dtype>::OnlyPlanWatches() const {
 
 template <typename Dtype>
 bool Net<Dtype>::MayFuse() const {
-  return fuse_chains_ && Caffe::mode() == Caffe::CPU && !debug_info_ &&
-         OnlyPlanWatches();
+  return fuse_chains_ && !debug_info_ && OnlyPlanWatches();
+}
+
+template <typename Dtype>
+bool Net<Dtype>::MayFuseBackward(const FusedSteps<Dtype>& chain) const {
+  return MayFuse() &&
+         (Caffe::mode() == Caffe::CPU || chain.backward_on_gpu());
 }
 
 template <typename Dtype>
@@ -928,7 +933,8 @@ FusedSteps<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end, int run) {
 template <typename Dtype>
 FusedSteps<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
   FusedSteps<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
-  if (!chain || chain->first() < end || !MayFuse()) return nullptr;
+  if (!chain || chain->first() < end || !MayFuseBackward(*chain))
+    return nullptr;
   for (int k = chain->first(); k <= chain->last(); ++k) {
     if (!layer_need_backward_[k]) return nullptr;
     for (bool down : bottom_need_backward_[k])
@@ -956,6 +962,7 @@ void Net<Dtype>::ForwardFused(FusedSteps<Dtype>* chain) {
     rerun.Set(k, RerunBeforeBackward(k));
     BeforeStep(ForwardStepOf(k));
   }
+  if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
   const auto start_time = std::chrono::steady_clock::now();
   try {
     chain->Forward();
@@ -974,6 +981,7 @@ void Net<Dtype>::BackwardFused(FusedSteps<Dtype>* chain) {
     BeforeStep(BackwardStepOf(k));
     RunCallbacks(before_backward_, k);
   }
+  if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
   const auto start_time = std::chrono::steady_clock::now();
   try {
     chain->Backward();
@@ -1001,7 +1009,7 @@ int Net<Dtype>::fused_backward_into(int layer_id) const {
   const int n = static_cast<int>(chain_to_.size());
   for (int k = layer_id; k >= 0 && k < n; ++k) {
     const FusedSteps<Dtype>* c = chain_to_[k].get();
-    if (c) return (MayFuse() && c->first() <= layer_id) ? k : -1;
+    if (c) return (MayFuseBackward(*c) && c->first() <= layer_id) ? k : -1;
   }
   return -1;
 }
@@ -1059,6 +1067,7 @@ void Net<Dtype>::RecomputeFused(FusedSteps<Dtype>* chain, int run) {
     BeforeStep(memory_->RecomputeStep(k, run));
     layers_[k]->set_recomputing(true);
   }
+  if (layer_timing_) Caffe::Synchronize();  // GPU work is asynchronous
   const auto start_time = std::chrono::steady_clock::now();
   std::exception_ptr failed;
   try {

@@ -134,7 +134,7 @@ TEST(FusedChainTest, FindsTheInPlaceChains) {
     EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, alone))) << alone;
     EXPECT_EQ(-1, net.fused_backward_into(LayerIndex(net, alone))) << alone;
   }
-  // Chains that run layer by layer now (debug_info here; GPU mode too)
+  // Chains that run layer by layer now (debug_info here)
   // attribute no time to another layer.
   net.set_debug_info(true);
   EXPECT_EQ(-1, net.fused_forward_into(LayerIndex(net, "sc1")));
@@ -153,6 +153,19 @@ TEST(FusedChainTest, OnePassIsBitIdenticalFloat) {
 TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
   ExpectSameBits(OnePass<double>(ChainNet(7), true),
                  OnePass<double>(ChainNet(7), false));
+}
+
+// Planes shorter than kMinChannelRun run the forward by plane, the form a
+// GPU runs (fused_chain_forward.hpp): BatchNorm's statistics first, then
+// every member's plane bodies in one pass; 1x1 planes are the extreme.
+TEST(FusedChainTest, ByPlaneForwardIsBitIdentical) {
+  for (int side : {3, 1}) {
+    ASSERT_LT(side * side, kMinChannelRun);
+    ExpectSameBits(OnePass<float>(ChainNet(side), true),
+                   OnePass<float>(ChainNet(side), false));
+    ExpectSameBits(OnePass<double>(ChainNet(side), true),
+                   OnePass<double>(ChainNet(side), false));
+  }
 }
 
 // ChainNet with one layer's text replaced, for variants of the chains.
@@ -309,8 +322,8 @@ TEST(FusedChainTest, RunsFusedOnlyWhereItMay) {
     EXPECT_TRUE(scale_ran_alone(&net));
   }
   {
-    Net<float> net(ChainNet(3));  // 9-element planes: not worth a channel
-    EXPECT_TRUE(scale_ran_alone(&net));
+    Net<float> net(ChainNet(3));  // 9-element planes: fused by plane
+    EXPECT_FALSE(scale_ran_alone(&net));
   }
   for (bool fuse : {true, false}) {
     // The Eltwise SUM -> ReLU pair: the ReLU runs no step of its own.

@@ -4,7 +4,8 @@
 //
 //  * mem_param and recomputation are bit-identical to unoptimized training
 //    on the GPU (the same promise as on the CPU; cuBLAS and our kernels
-//    are deterministic for a given size, no atomics).
+//    are deterministic for a given size, no atomics), and so are fused
+//    steps to the layers run one by one.
 //  * GPU training follows CPU training: losses within 1e-3 relative and
 //    weights within 1e-4 of max(1, |w|) after a few SGD steps (float sums
 //    in a different order; a wrong kernel is orders of magnitude off), or
@@ -135,6 +136,12 @@ TEST_P(GpuZooTest, MemParamAndRecomputeAreBitIdenticalOnTheGpu) {
   const int iters = 3;
   const Trajectory base = TrainIn(Caffe::GPU, net, nullptr, iters);
   for (float l : base.losses) ASSERT_TRUE(std::isfinite(l)) << m.name;
+  // Fused steps (BatchNorm chains' forward, Eltwise SUM -> ReLU both
+  // ways) against the layers one by one, on the GPU.
+  ExpectBitIdentical(base,
+                     TrainIn(Caffe::GPU, net, nullptr, iters,
+                             [](Net<float>* n) { n->set_fuse_chains(false); }),
+                     m.name + " layer by layer (no fused steps)");
   for (int level = 0; level <= 2; ++level) {
     MemoryOptimizationParameter mp;
     mp.set_optimize_train(true);
