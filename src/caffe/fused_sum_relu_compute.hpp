@@ -29,9 +29,11 @@ struct SumThenReLU {
   Dtype ca, cb;
   Dtype* y;
   Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const {
-    y[i] = ReLUValue(ScaledSumOfTwoValue(a[i], b[i], ca, cb), slope);
+  CAFFE_KERNEL Two<Dtype> Load(long i) const { return {a[i], b[i]}; }
+  CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
+    y[i] = ReLUValue(ScaledSumOfTwoValue(v.a, v.b, ca, cb), slope);
   }
+  CAFFE_KERNEL void operator()(long i) const { Store(i, Load(i)); }
 };
 
 // Element i of the ReLU's backward (ReLUBackward, into the top's diff in
@@ -45,12 +47,14 @@ struct ReLUThenSumBackward {
   Dtype c0, c1;
   Dtype* dx0;
   Dtype* dx1;
-  CAFFE_KERNEL void operator()(long i) const {
-    const Dtype g = ReLUGradient(x[i], dy[i], slope);
+  CAFFE_KERNEL Two<Dtype> Load(long i) const { return {x[i], dy[i]}; }
+  CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
+    const Dtype g = ReLUGradient(v.a, v.b, slope);
     dy[i] = g;
     if (kBottoms >= 1) dx0[i] = c0 * g;
     if (kBottoms >= 2) dx1[i] = c1 * g;
   }
+  CAFFE_KERNEL void operator()(long i) const { Store(i, Load(i)); }
 };
 
 template <typename Dtype>

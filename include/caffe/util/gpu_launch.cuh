@@ -4,7 +4,8 @@
 // Contract:
 //  * ForEachGpu(n, body) calls body(i) for every i in [0, n) on the GPU,
 //    with a grid-stride loop, on the default stream; the body is the same
-//    functor ForEach runs on the CPU, so CPU tests exercise GPU code.
+//    functor ForEach runs on the CPU, so CPU tests exercise GPU code.  A
+//    body with element ops (elementwise.hpp) runs as RunElementsAhead.
 //  * Indices are 64-bit (long): a blob past 2^31 elements is indexed
 //    correctly.  The grid is capped so huge n loops in each thread instead
 //    of overflowing gridDim.
@@ -28,9 +29,12 @@ const long kGpuMaxBlocks = 65536;
 template <typename Body>
 __global__ void ForEachKernel(long n, Body body) {
   const long stride = static_cast<long>(blockDim.x) * gridDim.x;
-  for (long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += stride)
-    body(i);
+  const long first = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if constexpr (HasElementOps<Body>::value) {
+    RunElementsAhead(body, first, n, stride);  // loads ahead of stores
+  } else {
+    for (long i = first; i < n; i += stride) body(i);
+  }
 }
 
 template <typename Body>

@@ -74,15 +74,23 @@ struct BatchNormNormalize {
   Dtype* y;
   Dtype* kept;
   int channels, spatial;
-  CAFFE_KERNEL void operator()(long p) const {
-    const long off = p * spatial;
-    const int c = static_cast<int>(p % channels);
-    const Dtype inverse_sd = Dtype(1) / sd[c];
-    CAFFE_PLANE_LOOP(s, spatial) {
-      const Dtype v = (x[off + s] - mean[c]) * inverse_sd;
-      y[off + s] = v;
-      if (kept) kept[off + s] = v;
+  // Element ops of one plane.
+  struct Elements {
+    const Dtype* x;
+    Dtype* y;
+    Dtype* kept;
+    Dtype mean, inverse_sd;
+    CAFFE_KERNEL Dtype Load(long i) const { return x[i]; }
+    CAFFE_KERNEL void Store(long i, Dtype in) const {
+      const Dtype v = (in - mean) * inverse_sd;
+      y[i] = v;
+      if (kept) kept[i] = v;
     }
+  };
+  CAFFE_KERNEL void operator()(long p) const {
+    const int c = static_cast<int>(p % channels);
+    PlaneElements(Elements{x, y, kept, mean[c], Dtype(1) / sd[c]},
+                  p * spatial, spatial);
   }
 };
 
@@ -118,18 +126,35 @@ struct BatchNormBackward {
   const Dtype* mean_dyy;
   Dtype* dx;
   int channels, spatial;
+  // Element ops of one plane: with constant statistics, and with batch
+  // statistics.
+  struct ConstantElements {
+    const Dtype* dy;
+    Dtype* dx;
+    Dtype inverse_sd;
+    CAFFE_KERNEL Dtype Load(long i) const { return dy[i]; }
+    CAFFE_KERNEL void Store(long i, Dtype g) const { dx[i] = g * inverse_sd; }
+  };
+  struct BatchElements {
+    const Dtype* dy;
+    const Dtype* y;
+    Dtype* dx;
+    Dtype mean_dy, mean_dyy, inverse_sd;
+    CAFFE_KERNEL Two<Dtype> Load(long i) const { return {dy[i], y[i]}; }
+    CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
+      dx[i] = (v.a - mean_dy - mean_dyy * v.b) * inverse_sd;
+    }
+  };
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * spatial;
     const int c = static_cast<int>(p % channels);
     const Dtype inverse_sd = Dtype(1) / sd[c];
     if (!mean_dy) {
-      CAFFE_PLANE_LOOP(s, spatial) dx[off + s] = dy[off + s] * inverse_sd;
+      PlaneElements(ConstantElements{dy, dx, inverse_sd}, off, spatial);
       return;
     }
-    CAFFE_PLANE_LOOP(s, spatial) {
-      const long i = off + s;
-      dx[i] = (dy[i] - mean_dy[c] - mean_dyy[c] * y[i]) * inverse_sd;
-    }
+    PlaneElements(BatchElements{dy, y, dx, mean_dy[c], mean_dyy[c], inverse_sd},
+                  off, spatial);
   }
 };
 

@@ -32,7 +32,9 @@ struct ReLUForward {
   const Dtype* x;
   Dtype* y;
   Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const { y[i] = ReLUValue(x[i], slope); }
+  CAFFE_KERNEL Dtype Load(long i) const { return x[i]; }
+  CAFFE_KERNEL void Store(long i, Dtype v) const { y[i] = ReLUValue(v, slope); }
+  CAFFE_KERNEL void operator()(long i) const { Store(i, Load(i)); }
 };
 
 template <typename Dtype>
@@ -41,9 +43,11 @@ struct ReLUBackward {
   const Dtype* dy;
   Dtype* dx;
   Dtype slope;
-  CAFFE_KERNEL void operator()(long i) const {
-    dx[i] = ReLUGradient(x[i], dy[i], slope);
+  CAFFE_KERNEL Two<Dtype> Load(long i) const { return {x[i], dy[i]}; }
+  CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
+    dx[i] = ReLUGradient(v.a, v.b, slope);
   }
+  CAFFE_KERNEL void operator()(long i) const { Store(i, Load(i)); }
 };
 
 }  // namespace caffe
