@@ -62,6 +62,12 @@ class InternalError : public std::logic_error {
   explicit InternalError(const string& what) : std::logic_error(what) {}
 };
 
+// Re-throws `e` with `context` (a layer, a file) in front of its message,
+// keeping its kind: a bug stays an InternalError, a refused read a
+// BlobNotReadable, and running out of memory a std::bad_alloc.
+[[noreturn]] void RethrowWithContext(const string& context,
+                                     const std::exception& e);
+
 // Collects a message through operator<< and throws it as caffe::Error when the
 // full expression ends.  Throwing from a destructor is deliberate here: the
 // object only lives inside a failed check, never during stack unwinding.

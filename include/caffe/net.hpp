@@ -338,6 +338,10 @@ class Net {
   // also runs its backward on the current device.
   bool MayFuse() const;
   bool MayFuseBackward(const FusedSteps<Dtype>& chain) const;
+  // The blobs of this net's layer named like a source layer of trained
+  // weights, or null (logged: the source layer is ignored).
+  vector<shared_ptr<Blob<Dtype> > >* TargetBlobs(
+      const string& source_layer_name);
   void ForwardDebugInfo(const int layer_id);
   void BackwardDebugInfo(const int layer_id);
   void UpdateDebugInfo(const int param_id);

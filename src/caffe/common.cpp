@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <new>
 
 #include "caffe/util/cuda.hpp"
 
@@ -141,6 +142,15 @@ void GlobalInit(int* pargc, char*** pargv) {
   // becomes an error naming the file, as a full disk does, instead of
   // SIGXFSZ killing the tool mid-snapshot.  Python ignores it too.
   std::signal(SIGXFSZ, SIG_IGN);
+}
+
+void RethrowWithContext(const string& context, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) throw std::bad_alloc();
+  if (dynamic_cast<const InternalError*>(&e))
+    throw InternalError(context + e.what());
+  if (dynamic_cast<const BlobNotReadable*>(&e))
+    throw BlobNotReadable(context + e.what());
+  throw Error(context + e.what());
 }
 
 }  // namespace caffe

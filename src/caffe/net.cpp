@@ -1,7 +1,5 @@
 #include "caffe/net.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -13,7 +11,6 @@
 #include "caffe/mem/mem_param_check.hpp"
 #include "caffe/util/blob_math.hpp"
 #include "caffe/util/expensive_layers.hpp"
-#include "caffe/util/hdf5.hpp"
 #include "caffe/util/insert_splits.hpp"
 #include "caffe/util/io.hpp"
 #include "caffe/util/math_functions.hpp"
@@ -23,16 +20,6 @@
 namespace caffe {
 
 namespace {
-// Re-throws an error with context (the layer, the file) in front, keeping
-// its kind: a bug stays an InternalError, a refused read BlobNotReadable.
-[[noreturn]] void Rethrow(const string& context, const std::exception& e) {
-  if (dynamic_cast<const std::bad_alloc*>(&e)) throw std::bad_alloc();
-  if (dynamic_cast<const InternalError*>(&e))
-    throw InternalError(context + e.what());
-  if (dynamic_cast<const BlobNotReadable*>(&e))
-    throw BlobNotReadable(context + e.what());
-  throw Error(context + e.what());
-}
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   Caffe::Synchronize();  // time GPU work, not its launch
@@ -87,7 +74,7 @@ Net<Dtype>::Net(const string& param_file, Phase phase, const int level,
   try {
     Init(param);
   } catch (const std::exception& e) {
-    Rethrow(param_file + ": ", e);
+    RethrowWithContext(param_file + ": ", e);
   }
 }
 
@@ -169,7 +156,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
         blob_id = AppendBottom(param, layer_id, bottom_id, &available_blobs,
                                &blob_name_to_idx);
       } catch (const Error& e) {
-        Rethrow(context, e);
+        RethrowWithContext(context, e);
       }
       need_backward |= blob_need_backward_[blob_id];
     }
@@ -187,7 +174,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
     try {
       layer->SetUp(bottom_vecs_[layer_id], top_vecs_[layer_id]);
     } catch (const std::exception& e) {
-      Rethrow(context, e);
+      RethrowWithContext(context, e);
     }
     CheckInPlace(layer_id, context);
     for (size_t top_id = 0; top_id < top_vecs_[layer_id].size(); ++top_id) {
@@ -217,7 +204,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
       try {
         AppendParam(param, layer_id, param_id);
       } catch (const Error& e) {
-        Rethrow(context, e);
+        RethrowWithContext(context, e);
       }
     }
     layer_need_backward_.push_back(need_backward);
@@ -296,7 +283,7 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
     try {
       layers_[layer_id]->Reshape(bottom_vecs_[layer_id], top_vecs_[layer_id]);
     } catch (const std::exception& e) {
-      Rethrow(LayerContext(static_cast<int>(layer_id)), e);
+      RethrowWithContext(LayerContext(static_cast<int>(layer_id)), e);
     }
   }
   // Blobs nobody consumed are the net's outputs.
@@ -694,7 +681,7 @@ Dtype Net<Dtype>::ForwardFromTo(int start, int end) {
     try {
       loss += layers_[i]->Forward(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
-      Rethrow(LayerContext(i), e);
+      RethrowWithContext(LayerContext(i), e);
     }
     if (layer_timing_) forward_ms_[i] += MsSince(start_time);
     if (debug_info_) ForwardDebugInfo(i);
@@ -764,7 +751,7 @@ void Net<Dtype>::BackwardFromTo(int start, int end) {
       layers_[i]->Backward(top_vecs_[i], bottom_need_backward_[i],
                            bottom_vecs_[i]);
     } catch (const std::exception& e) {
-      Rethrow(LayerContext(i), e);
+      RethrowWithContext(LayerContext(i), e);
     }
     if (layer_timing_) backward_ms_[i] += MsSince(start_time);
     if (debug_info_) BackwardDebugInfo(i);
@@ -967,8 +954,10 @@ void Net<Dtype>::ForwardFused(FusedSteps<Dtype>* chain) {
   try {
     chain->Forward();
   } catch (const std::exception& e) {
-    Rethrow(LayerContext(chain->first()) + " (run fused with the layers "
-            "after it, up to '" + layer_names_[chain->last()] + "')", e);
+    RethrowWithContext(LayerContext(chain->first()) +
+                           " (run fused with the layers after it, up to '" +
+                           layer_names_[chain->last()] + "')",
+                       e);
   }
   if (layer_timing_) forward_ms_[chain->first()] += MsSince(start_time);
   for (int k = chain->first(); k <= chain->last(); ++k)
@@ -986,8 +975,10 @@ void Net<Dtype>::BackwardFused(FusedSteps<Dtype>* chain) {
   try {
     chain->Backward();
   } catch (const std::exception& e) {
-    Rethrow(LayerContext(chain->last()) + " (run fused with the layers "
-            "before it, down to '" + layer_names_[chain->first()] + "')", e);
+    RethrowWithContext(LayerContext(chain->last()) +
+                           " (run fused with the layers before it, down to '" +
+                           layer_names_[chain->first()] + "')",
+                       e);
   }
   if (layer_timing_) backward_ms_[chain->last()] += MsSince(start_time);
   for (int k = chain->last(); k >= chain->first(); --k)
@@ -1093,8 +1084,11 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
         RecomputeFused(chain, run);
       } catch (const std::exception& e) {
         Caffe::rng() = after_forward;
-        Rethrow(LayerContext(i) + " (recomputing, run fused with the layers "
-                "after it, up to '" + layer_names_[chain->last()] + "')", e);
+        RethrowWithContext(LayerContext(i) +
+                               " (recomputing, run fused with the layers "
+                               "after it, up to '" +
+                               layer_names_[chain->last()] + "')",
+                           e);
       }
       i = chain->last();
       continue;
@@ -1112,7 +1106,7 @@ void Net<Dtype>::Recompute(int begin, int end, int run) {
     } catch (const std::exception& e) {
       layers_[i]->set_recomputing(false);
       Caffe::rng() = after_forward;
-      Rethrow(LayerContext(i) + " (recomputing)", e);
+      RethrowWithContext(LayerContext(i) + " (recomputing)", e);
     }
     layers_[i]->set_recomputing(false);
     if (layer_timing_) recompute_ms_[i] += MsSince(start_time);
@@ -1195,192 +1189,15 @@ void Net<Dtype>::UpdateDebugInfo(const int param_id) {
 }
 
 template <typename Dtype>
-void Net<Dtype>::ShareTrainedLayersWith(const Net* other) {
-  const int num_source_layers = static_cast<int>(other->layers().size());
-  for (int i = 0; i < num_source_layers; ++i) {
-    Layer<Dtype>* source_layer = other->layers()[i].get();
-    const string& source_layer_name = other->layer_names()[i];
-    if (!layer_names_index_.count(source_layer_name)) continue;
-    const int target_layer_id = layer_names_index_[source_layer_name];
-    vector<shared_ptr<Blob<Dtype> > >& target_blobs =
-        layers_[target_layer_id]->blobs();
-    CAFFE_CHECK_EQ(target_blobs.size(), source_layer->blobs().size())
-        << "incompatible number of blobs for layer " << source_layer_name;
-    for (size_t j = 0; j < target_blobs.size(); ++j) {
-      Blob<Dtype>* source_blob = source_layer->blobs()[j].get();
-      CAFFE_CHECK(target_blobs[j]->shape() == source_blob->shape())
-          << "cannot share param " << j << " weights from layer '"
-          << source_layer_name << "'; shape mismatch. Source param shape is "
-          << source_blob->shape_string() << "; target param shape is "
-          << target_blobs[j]->shape_string();
-      target_blobs[j]->ShareData(*source_blob);
-    }
-  }
-}
-
-template <typename Dtype>
 void Net<Dtype>::Reshape() {
   for (size_t i = 0; i < layers_.size(); ++i) {
     try {
       layers_[i]->Reshape(bottom_vecs_[i], top_vecs_[i]);
     } catch (const std::exception& e) {
-      Rethrow(LayerContext(i), e);
+      RethrowWithContext(LayerContext(i), e);
     }
   }
   if (memory_) memory_->PlanAndApply();
-}
-
-template <typename Dtype>
-void Net<Dtype>::CopyTrainedLayersFrom(const NetParameter& param) {
-  const int num_source_layers = param.layer_size();
-  for (int i = 0; i < num_source_layers; ++i) {
-    const LayerParameter& source_layer = param.layer(i);
-    const string& source_layer_name = source_layer.name();
-    if (!layer_names_index_.count(source_layer_name)) {
-      LOG(INFO) << "Ignoring source layer " << source_layer_name;
-      continue;
-    }
-    const int target_layer_id = layer_names_index_[source_layer_name];
-    vector<shared_ptr<Blob<Dtype> > >& target_blobs =
-        layers_[target_layer_id]->blobs();
-    CAFFE_CHECK_EQ(static_cast<int>(target_blobs.size()),
-                   source_layer.blobs_size())
-        << "incompatible number of blobs for layer '" << source_layer_name
-        << "'";
-    for (size_t j = 0; j < target_blobs.size(); ++j) {
-      if (!target_blobs[j]->ShapeEquals(source_layer.blobs(j))) {
-        Blob<Dtype> source_blob;
-        source_blob.FromProto(source_layer.blobs(j), true);
-        CAFFE_THROW() << "cannot copy param " << j << " weights from layer '"
-                      << source_layer_name
-                      << "'; shape mismatch. Source param shape is "
-                      << source_blob.shape_string()
-                      << "; target param shape is "
-                      << target_blobs[j]->shape_string() << ". "
-                      << "To learn this layer's parameters from scratch "
-                         "rather than copying from a saved net, rename the "
-                         "layer.";
-      }
-      target_blobs[j]->FromProto(source_layer.blobs(j), false);
-    }
-  }
-}
-
-namespace {
-bool EndsWith(const string& s, const string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
-template <typename Dtype>
-void Net<Dtype>::CopyTrainedLayersFrom(const string& trained_filename) {
-  if (EndsWith(trained_filename, ".h5")) {
-    CopyTrainedLayersFromHDF5(trained_filename);
-  } else {
-    CopyTrainedLayersFromBinaryProto(trained_filename);
-  }
-}
-
-template <typename Dtype>
-void Net<Dtype>::CopyTrainedLayersFromBinaryProto(
-    const string& trained_filename) {
-  NetParameter param;
-  ReadNetParamsFromBinaryFileOrDie(trained_filename, &param);
-  try {
-    CopyTrainedLayersFrom(param);
-  } catch (const Error& e) {
-    Rethrow(trained_filename + ": ", e);
-  }
-}
-
-template <typename Dtype>
-void Net<Dtype>::CopyTrainedLayersFromHDF5(const string& trained_filename) {
-  hdf5_check_file(trained_filename, {"data"});
-  // Closing the file closes the groups a failed load leaves open.
-  Hdf5ReadFile file(trained_filename);
-  CAFFE_CHECK(file.ok()) << trained_filename
-                         << ": cannot open as an HDF5 file";
-  try {
-    const hid_t data_hid = H5Gopen2(file.id(), "data", H5P_DEFAULT);
-    CAFFE_CHECK_GE(data_hid, 0) << "no group 'data'";
-    const int num_layers = hdf5_get_num_links(data_hid);
-    for (int i = 0; i < num_layers; ++i) {
-      const string source_layer_name = hdf5_get_name_by_idx(data_hid, i);
-      if (!layer_names_index_.count(source_layer_name)) {
-        LOG(INFO) << "Ignoring source layer " << source_layer_name;
-        continue;
-      }
-      const int target_layer_id = layer_names_index_[source_layer_name];
-      vector<shared_ptr<Blob<Dtype> > >& target_blobs =
-          layers_[target_layer_id]->blobs();
-      const hid_t layer_hid =
-          H5Gopen2(data_hid, source_layer_name.c_str(), H5P_DEFAULT);
-      CAFFE_CHECK_GE(layer_hid, 0)
-          << "cannot read group for layer " << source_layer_name;
-      const int num_source_params = hdf5_get_num_links(layer_hid);
-      CAFFE_CHECK_LE(num_source_params, static_cast<int>(target_blobs.size()))
-          << "incompatible number of blobs for layer " << source_layer_name;
-      for (size_t j = 0; j < target_blobs.size(); ++j) {
-        const string dataset_name = std::to_string(j);
-        CAFFE_CHECK(H5Lexists(layer_hid, dataset_name.c_str(), H5P_DEFAULT) >
-                    0)
-            << "incompatible number of blobs for layer " << source_layer_name;
-        hdf5_load_nd_dataset(layer_hid, dataset_name.c_str(), 0,
-                             kMaxBlobAxes, target_blobs[j].get());
-      }
-      H5Gclose(layer_hid);
-    }
-    H5Gclose(data_hid);
-  } catch (const std::exception& e) {
-    Rethrow(trained_filename + ": ", e);
-  }
-}
-
-template <typename Dtype>
-void Net<Dtype>::ToProto(NetParameter* param, bool write_diff) const {
-  param->Clear();
-  param->set_name(name_);
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    LayerParameter* layer_param = param->add_layer();
-    layers_[i]->ToProto(layer_param, write_diff);
-  }
-}
-
-template <typename Dtype>
-void Net<Dtype>::ToHDF5(const string& filename, bool write_diff) const {
-  // Written whole or not at all: a crash or a full disk keeps the old file.
-  Hdf5AtomicFile file(filename);
-  const hid_t file_hid = file.id();
-  hid_t data_hid = H5Gcreate2(file_hid, "data", H5P_DEFAULT, H5P_DEFAULT,
-                              H5P_DEFAULT);
-  hid_t diff_hid = -1;
-  if (write_diff)
-    diff_hid = H5Gcreate2(file_hid, "diff", H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT);
-  for (size_t layer_id = 0; layer_id < layers_.size(); ++layer_id) {
-    const LayerParameter& layer_param = layers_[layer_id]->layer_param();
-    const string& layer_name = layer_param.name();
-    if (layers_[layer_id]->blobs().empty()) continue;
-    hid_t layer_data_hid = H5Gcreate2(data_hid, layer_name.c_str(),
-                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t layer_diff_hid = -1;
-    if (write_diff)
-      layer_diff_hid = H5Gcreate2(diff_hid, layer_name.c_str(), H5P_DEFAULT,
-                                  H5P_DEFAULT, H5P_DEFAULT);
-    for (size_t j = 0; j < layers_[layer_id]->blobs().size(); ++j) {
-      const string dataset_name = std::to_string(j);
-      const Blob<Dtype>& blob = *layers_[layer_id]->blobs()[j];
-      hdf5_save_nd_dataset(layer_data_hid, dataset_name, blob);
-      if (write_diff) hdf5_save_nd_dataset(layer_diff_hid, dataset_name, blob,
-                                           true);
-    }
-    H5Gclose(layer_data_hid);
-    if (write_diff) H5Gclose(layer_diff_hid);
-  }
-  H5Gclose(data_hid);
-  if (write_diff) H5Gclose(diff_hid);
-  file.Commit();
 }
 
 template <typename Dtype>
