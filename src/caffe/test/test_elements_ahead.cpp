@@ -5,8 +5,8 @@
 // 32): groups of kLoadAhead indices are loaded before any is stored.
 // Each body here is run that way for every lane (in lane order, and in
 // reverse: threads run in any order) and must leave the bits of its plain
-// operator() loop, in place too: an in-place body stores over what later
-// indices of its own group were loaded from, never over them.
+// operator() loop, in place too: a store lands only on an index whose
+// values its group has already loaded.
 #include <gtest/gtest.h>
 
 #include <cstring>
