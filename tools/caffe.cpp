@@ -76,6 +76,10 @@ DEFINE_bool(allow_tf32, false,
 DEFINE_string(conv_algo, "heuristic",
               "GPU: how cuDNN convolution algorithms are ranked: heuristic "
               "(cuDNN's heuristics) or find (timed once per shape).");
+DEFINE_int32(channel_split, 0,
+             "GPU: blocks that share each channel of the channel sums "
+             "(BatchNorm, Scale, Bias): 0 by shape, 1 to 8 fixed (to "
+             "compare).");
 DEFINE_string(sigint_effect, "stop",
               "What to do on SIGINT (Ctrl-C): snapshot, stop or none.");
 DEFINE_string(sighup_effect, "snapshot",
@@ -509,6 +513,7 @@ int main(int argc, char** argv) {
   try {
     caffe::SetAllowTf32(FLAGS_allow_tf32);
     caffe::SetConvAlgo(caffe::ParseConvAlgo(FLAGS_conv_algo));
+    caffe::SetChannelSplit(FLAGS_channel_split);
     // Under mpirun: MPI, the rank and rank-prefixed logs from here on.
     caffe::set_dist_timeout(FLAGS_dist_timeout);
     caffe::InitDistributed();

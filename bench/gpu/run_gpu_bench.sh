@@ -14,7 +14,8 @@
 #     bisection to within BATCH_STEP images (PyTorch's in one process).
 # PARTS: which sections run ("time largest" by default).  SPECS: the
 # timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (plain, mem,
-# cheap, sqrt, as make_nets.py, each optionally +tf32, +find, +unfused);
+# cheap, sqrt, as make_nets.py, each optionally +tf32, +find, +unfused,
+# +oneblock);
 # TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched; LARGEST_FROM: the first
 # batch tried (default 64; a batch known to run saves the doubling up to
@@ -36,7 +37,8 @@ CAFFE="${LEANCAFFE_RUN:-} .gpu/bin/caffe"
 # A variant may carry options after '+': plain+tf32, mem+find,
 # plain+tf32+find (the tool's -allow_tf32 and -conv_algo=find), and
 # +unfused (-fuse_chains=false: the layers one by one, to set beside the
-# fused steps).
+# fused steps), +oneblock (-channel_split=1: one block per channel in the
+# channel sums, as before clusters shared them).
 variant_net() { echo "${1%%+*}"; }
 variant_flags() {
   local opts="" o
@@ -46,6 +48,7 @@ variant_flags() {
       tf32) echo -n " --allow_tf32" ;;
       find) echo -n " --conv_algo=find" ;;
       unfused) echo -n " --fuse_chains=false" ;;
+      oneblock) echo -n " --channel_split=1" ;;
       *) echo "run_gpu_bench: unknown option '$o' in variant $1" >&2 ;;
     esac
   done

@@ -78,8 +78,7 @@ void FusedChain<Dtype>::ForwardWith(const Launch& launch) {
                              NoChannelWork>::value,
                 "by plane, only the chain's first member has channel work");
   if (batch_norm_) {
-    launch.Channels(channels_, GrainFor(channel_work),
-                    batch_norm.body.channel);
+    launch.Channels(channels_, channel_work, batch_norm.body.channel);
   }
   launch.Planes(static_cast<long>(outer_) * channels_, GrainFor(inner_),
                 MakeThen(PlanesOf(batch_norm),

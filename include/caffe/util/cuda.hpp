@@ -54,6 +54,9 @@ int GpuCount(std::string* why);
 // "<library> needs a GPU: <why>".  The handles call it on every use, so
 // the device count is asked only when this fails.
 int CurrentDevice(const char* library);
+// Whether the current device launches thread-block clusters (sm_90 and
+// later), which channel sums shared by several blocks need.
+bool GpuHasClusters();
 cublasHandle_t CublasHandle();
 
 }  // namespace caffe

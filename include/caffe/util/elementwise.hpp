@@ -97,9 +97,10 @@ void ForEach(long n, long grain, const Body& body) {
 }
 
 // A launch policy runs a body over [0, n): operator() for element-wise
-// bodies, Channels for channel bodies (which may call SumOverChannel),
-// Planes for plane bodies (which loop over a plane with
-// CAFFE_PLANE_LOOP).  On the CPU all three are ForEach.
+// bodies, Channels for channel bodies (which may call SumOverChannel;
+// `terms` is how many terms each channel sums, outer * inner), Planes for
+// plane bodies (which loop over a plane with CAFFE_PLANE_LOOP).  On the
+// CPU all three are ForEach.
 struct CpuLaunch {
   static constexpr bool gpu = false;
   template <typename Body>
@@ -107,8 +108,8 @@ struct CpuLaunch {
     ForEach(n, grain, body);
   }
   template <typename Body>
-  void Channels(long n, long grain, const Body& body) const {
-    ForEach(n, grain, body);
+  void Channels(long n, long terms, const Body& body) const {
+    ForEach(n, GrainFor(terms), body);
   }
   template <typename Body>
   void Planes(long n, long grain, const Body& body) const {
@@ -126,7 +127,11 @@ struct CpuLaunch {
 //    SumTwoOverChannel split the channel's terms over them and give each
 //    the total; only the lead thread (ChannelLead()) may write, so a
 //    channel body guards its stores with it and computes what it stores
-//    from sums and values read before the launch.
+//    from sums and values read before the launch.  On sm_90 and later a
+//    channel may be shared by a cluster of up to 8 such blocks
+//    (ChannelBlocks(); the launch decides, gpu_launch.cuh): every thread
+//    of every block calls the body, the sums split the terms over all of
+//    them, and the lead is thread 0 of the cluster's first block.
 //  * Plane blocks, (32, 1, kPlaneWarps): a warp per plane.  A plane body
 //    walks its elements with CAFFE_PLANE_LOOP, lane by lane, so a warp
 //    reads a plane in coalesced rows; elements must be independent.
@@ -134,14 +139,36 @@ const int kChannelWarps = 8;
 const int kChannelThreads = 32 * kChannelWarps;
 const int kPlaneWarps = 8;
 
+const int kMaxChannelBlocks = 8;  // the portable cluster size
+
 #ifdef __CUDA_ARCH__
 __device__ inline bool InChannelBlock() { return blockDim.y > 1; }
 __device__ inline bool InPlaneBlock() { return blockDim.z > 1; }
 #endif
 
+#ifdef __CUDACC__
+// The blocks that share this block's channel (its cluster, when the
+// launch gave it one) and this block's place among them.
+__device__ inline unsigned ChannelBlocks() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return __clusterDimIsSpecified() ? __clusterSizeInBlocks() : 1u;
+#else
+  return 1u;
+#endif
+}
+__device__ inline unsigned ChannelBlockRank() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return __clusterDimIsSpecified() ? __clusterRelativeBlockRank() : 0u;
+#else
+  return 0u;
+#endif
+}
+#endif
+
 CAFFE_KERNEL inline bool ChannelLead() {
 #ifdef __CUDA_ARCH__
-  return !InChannelBlock() || (threadIdx.x == 0 && threadIdx.y == 0);
+  return !InChannelBlock() ||
+         (threadIdx.x == 0 && threadIdx.y == 0 && ChannelBlockRank() == 0);
 #else
   return true;
 #endif
@@ -343,7 +370,49 @@ struct LaneSum {
   }
 };
 
-#ifdef __CUDA_ARCH__
+// Where a channel's terms k = first, first + stride, ... lie in a tensor
+// (outer, channels, inner): term k is at (n, r) = (k / inner, k % inner),
+// which Step() moves along by stride without a divide per term.
+struct ChannelTermWalk {
+  long n;
+  int r;
+  long step_n;
+  int step_r;
+  int inner;
+  CAFFE_KERNEL ChannelTermWalk(long first, long stride, int inner)
+      : n(first / inner),
+        r(static_cast<int>(first % inner)),
+        step_n(stride / inner),
+        step_r(static_cast<int>(stride % inner)),
+        inner(inner) {}
+  // The term's offset in channel d.
+  CAFFE_KERNEL long Offset(long d, int channels) const {
+    return (n * channels + d) * inner + r;
+  }
+  CAFFE_KERNEL void Step() {
+    n += step_n;
+    r += step_r;
+    if (r >= inner) {
+      r -= inner;
+      ++n;
+    }
+  }
+};
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// Every thread of the cluster arrives before any goes on; shared memory
+// written before is visible to the cluster after.
+__device__ inline void ClusterSync() {
+  __cluster_barrier_arrive();
+  __cluster_barrier_wait();
+}
+// `p` (in this block's shared memory) in block `rank`'s shared memory.
+template <typename T>
+__device__ inline const T* ClusterShared(const T* p, unsigned rank) {
+  return static_cast<const T*>(__cluster_map_shared_rank(p, rank));
+}
+#endif
+
 // How many of a channel-block thread's terms are read before any of them
 // is added: their loads are in flight together.  One at a time, a thread
 // waited on each load, and ResNet-50's BatchNorm moved 0.2 TB/s on an
@@ -351,10 +420,15 @@ struct LaneSum {
 // wait).
 const int kChannelReadAhead = 8;
 
-// A channel block's sums: thread t adds the channel's terms t, t + 256,
-// ... (counted over (n, inner) in order), then the block adds the 256
-// partial sums pairwise in a fixed tree.  Deterministic for a given shape,
-// but not the CPU's order: the two devices' sums differ in rounding.
+#ifdef __CUDA_ARCH__
+
+// A channel's sums over its B blocks (ChannelBlocks()): thread t of block
+// q adds the channel's terms g, g + 256 B, ... where g = 256 q + t
+// (counted over (n, inner) in order); each block adds its 256 partial
+// sums pairwise in a fixed tree, and every thread adds the B block sums
+// in block order.  Deterministic for a given shape and B, but not the
+// CPU's order: the two devices' sums differ in rounding.  With one block
+// per channel, B = 1, the order is the one before clusters, bit for bit.
 // The terms are read kChannelReadAhead at a time and then added in that
 // same order, so reading ahead changes no bit; (n, r), the position of
 // term k in (outer, inner), steps along with k instead of being divided
@@ -367,36 +441,34 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
   __shared__ Acc shared_a[kChannelThreads];
   __shared__ Acc shared_b[kChannelThreads];
   const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  const unsigned blocks = ChannelBlocks();
+  const long first =
+      static_cast<long>(ChannelBlockRank()) * kChannelThreads + t;
+  const long stride = static_cast<long>(blocks) * kChannelThreads;
   const long count = static_cast<long>(outer) * inner;
-  const int step_n = kChannelThreads / inner;
-  const int step_r = kChannelThreads % inner;
-  long n = t / inner;
-  int r = t % inner;
+  ChannelTermWalk walk(first, stride, inner);
   Acc a = Acc(0), b = Acc(0);
-  for (long k = t; k < count;) {
+  // The loops over u have fixed bounds and unroll whole (ptxas, sm_90:
+  // the float gradient means' kernel takes 128 registers, where a first
+  // loop that stopped at the count's end took 168).
+  for (long k = first; k < count; k += kChannelReadAhead * stride) {
     long at[kChannelReadAhead];
-    int m = 0;
-    for (; m < kChannelReadAhead && k < count; ++m) {
-      at[m] = (n * channels + d) * inner + r;
-      k += kChannelThreads;
-      n += step_n;
-      r += step_r;
-      if (r >= inner) {
-        r -= inner;
-        ++n;
-      }
+#pragma unroll
+    for (int u = 0; u < kChannelReadAhead; ++u) {
+      at[u] = walk.Offset(d, channels);
+      walk.Step();
     }
     Acc va[kChannelReadAhead], vb[kChannelReadAhead];
 #pragma unroll
     for (int u = 0; u < kChannelReadAhead; ++u) {
-      if (u < m) {
+      if (k + u * stride < count) {
         va[u] = static_cast<Acc>(term_a(at[u]));
         if (both) vb[u] = static_cast<Acc>(term_b(at[u]));
       }
     }
 #pragma unroll
     for (int u = 0; u < kChannelReadAhead; ++u) {
-      if (u < m) {
+      if (k + u * stride < count) {
         a += va[u];
         if (both) b += vb[u];
       }
@@ -412,6 +484,22 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
     }
     __syncthreads();
   }
+#if __CUDA_ARCH__ >= 900
+  if (blocks > 1) {
+    ClusterSync();  // every block's sum is in its shared_a[0], shared_b[0]
+    Acc total_a = *ClusterShared(&shared_a[0], 0);
+    Acc total_b = *ClusterShared(&shared_b[0], 0);
+    for (unsigned q = 1; q < blocks; ++q) {
+      total_a += *ClusterShared(&shared_a[0], q);
+      total_b += *ClusterShared(&shared_b[0], q);
+    }
+    *sum_a = total_a;
+    *sum_b = total_b;
+    // No block writes its sums again, or exits, while another reads them.
+    ClusterSync();
+    return;
+  }
+#endif
   *sum_a = shared_a[0];
   *sum_b = shared_b[0];
   __syncthreads();  // every thread has read before the next sum writes
@@ -586,7 +674,7 @@ void LaunchStage(const Launch& launch, const Stage& stage) {
     launch(stage.channels, GrainFor(channel_work), stage);
     return;
   }
-  launch.Channels(stage.channels, GrainFor(channel_work), stage.channel);
+  launch.Channels(stage.channels, channel_work, stage.channel);
   launch.Planes(static_cast<long>(stage.outer) * stage.channels,
                 GrainFor(stage.inner), stage.plane);
 }

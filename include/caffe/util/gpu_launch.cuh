@@ -11,7 +11,13 @@
 //    of overflowing gridDim.
 //  * ForEachChannelGpu and ForEachPlaneGpu run channel and plane bodies
 //    (GpuLaunch's Channels and Planes) in the block shapes whose contract
-//    elementwise.hpp states: a block per channel, a warp per plane.
+//    elementwise.hpp states: a block (or a cluster of blocks) per
+//    channel, a warp per plane.
+//  * How many blocks share a channel is a function of the device's SM
+//    count, the shape and ChannelSplit() (gpu_math_options.hpp) only
+//    (and one block where the device or the kernel's code has no
+//    clusters), so two runs of one net (with and without mem_param, say)
+//    sum alike.
 //  * A launch failure throws caffe::Error right after the launch.
 #ifndef CAFFE_UTIL_GPU_LAUNCH_CUH_
 #define CAFFE_UTIL_GPU_LAUNCH_CUH_
@@ -20,6 +26,7 @@
 
 #include "caffe/util/cuda.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
 
@@ -51,7 +58,8 @@ void ForEachGpu(long n, const Body& body) {
 // block's channels; a plane block's warp z calls body(p) for its planes.
 template <typename Body>
 __global__ void ForEachChannelKernel(long n, Body body) {
-  for (long c = blockIdx.x; c < n; c += gridDim.x) body(c);
+  const unsigned blocks = ChannelBlocks();  // a cluster's blocks share c
+  for (long c = blockIdx.x / blocks; c < n; c += gridDim.x / blocks) body(c);
 }
 template <typename Body>
 __global__ void ForEachPlaneKernel(long n, Body body) {
@@ -61,12 +69,111 @@ __global__ void ForEachPlaneKernel(long n, Body body) {
     body(p);
 }
 
+// Channel blocks resident on an SM, as the device is counted when blocks
+// per channel are chosen: what 128 registers a thread allow, and what
+// ptxas gives the channel kernels (72 to 128 on sm_90).  A constant, not
+// each kernel's occupancy, so that two kernels summing the same channels
+// (a layer's, and a fused step's doing that layer's sums among others)
+// split them alike and give the same bits.
+const int kChannelBlocksPerSm = 2;
+
+// What a channel launch needs to know of the current device and of its
+// kernel, asked once per thread, device and body type (the queries cost
+// microseconds, and ResNet-50 makes over a hundred channel launches a
+// step).
+struct ChannelLaunchFacts {
+  int device = -1;
+  long wave = 1;          // channel blocks resident at once on the device
+  bool clusters = false;  // the device and the kernel's code have clusters
+  // Whether a cluster of k blocks can be resident: 0 not asked yet, 1 yes,
+  // 2 no.
+  int cluster_fits[kMaxChannelBlocks + 1] = {};
+};
+
 template <typename Body>
-void ForEachChannelGpu(long n, const Body& body) {
+ChannelLaunchFacts& ChannelFacts() {
+  thread_local ChannelLaunchFacts facts;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  if (facts.device == device) return facts;
+  facts = ChannelLaunchFacts();
+  facts.device = device;
+  int sms = 0, cluster_launch = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                    device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch,
+                                    cudaDevAttrClusterLaunch, device));
+  cudaFuncAttributes attributes;
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, ForEachChannelKernel<Body>));
+  facts.wave = static_cast<long>(sms) * kChannelBlocksPerSm;
+  // Code compiled for an earlier architecture (JIT from its PTX) has no
+  // cluster sums: it must get one block per channel.
+  facts.clusters = cluster_launch != 0 && attributes.ptxVersion >= 90 &&
+                   attributes.binaryVersion >= 90;
+  return facts;
+}
+
+// The launch of `blocks` blocks of a channel kernel, in clusters of k.
+inline cudaLaunchConfig_t ChannelClusterConfig(long blocks, int k,
+                                        cudaLaunchAttribute* attribute) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(32, kChannelWarps, 1);
+  attribute->id = cudaLaunchAttributeClusterDimension;
+  attribute->val.clusterDim.x = k;
+  attribute->val.clusterDim.y = 1;
+  attribute->val.clusterDim.z = 1;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  return config;
+}
+
+// Blocks per channel: ChannelSplit() when set; else enough to fill the
+// device once (kChannelBlocksPerSm a SM), as long as each thread still
+// reads a full read-ahead of terms; one where the device or the kernel
+// has no clusters, or a cluster of that size cannot be resident.
+template <typename Body>
+int ChannelBlocksFor(long channels, long terms) {
+  ChannelLaunchFacts& facts = ChannelFacts<Body>();
+  if (!facts.clusters) return 1;
+  long k = ChannelSplit();
+  if (k == 0) {
+    const long fill = (facts.wave + channels - 1) / channels;
+    const long most = terms / (kChannelThreads * kChannelReadAhead);
+    k = std::max(1L, std::min({static_cast<long>(kMaxChannelBlocks), fill,
+                               most}));
+  }
+  if (k == 1) return 1;
+  int& fits = facts.cluster_fits[k];
+  if (fits == 0) {
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config =
+        ChannelClusterConfig(k, static_cast<int>(k), &attribute);
+    int clusters = 0;
+    const cudaError_t error = cudaOccupancyMaxActiveClusters(
+        &clusters, ForEachChannelKernel<Body>, &config);
+    if (error != cudaSuccess) cudaGetLastError();  // clear it: no clusters
+    fits = error == cudaSuccess && clusters > 0 ? 1 : 2;
+  }
+  return fits == 1 ? static_cast<int>(k) : 1;
+}
+
+// `terms`: how many terms each channel sums (outer * inner).
+template <typename Body>
+void ForEachChannelGpu(long n, long terms, const Body& body) {
   if (n <= 0) return;
-  const long blocks = std::min(kGpuMaxBlocks, n);
-  ForEachChannelKernel<Body><<<static_cast<unsigned>(blocks),
-                               dim3(32, kChannelWarps, 1)>>>(n, body);
+  const int k = ChannelBlocksFor<Body>(n, terms);
+  const long blocks = std::min(kGpuMaxBlocks / k, n) * k;
+  if (k == 1) {
+    ForEachChannelKernel<Body><<<static_cast<unsigned>(blocks),
+                                 dim3(32, kChannelWarps, 1)>>>(n, body);
+  } else {
+    cudaLaunchAttribute attribute;
+    const cudaLaunchConfig_t config =
+        ChannelClusterConfig(blocks, k, &attribute);
+    CUDA_CHECK(cudaLaunchKernelEx(&config, ForEachChannelKernel<Body>, n,
+                                  body));
+  }
   CUDA_POST_LAUNCH_CHECK("ForEachChannelGpu");
 }
 template <typename Body>
@@ -88,8 +195,8 @@ struct GpuLaunch {
     ForEachGpu(n, body);
   }
   template <typename Body>
-  void Channels(long n, long grain, const Body& body) const {
-    ForEachChannelGpu(n, body);
+  void Channels(long n, long terms, const Body& body) const {
+    ForEachChannelGpu(n, terms, body);
   }
   template <typename Body>
   void Planes(long n, long grain, const Body& body) const {

@@ -22,6 +22,17 @@
 //  * Settings are read when a convolution picks its algorithms (at
 //    Reshape, when its shape or these settings changed) and at each cuBLAS
 //    handle fetch; changing them between iterations is allowed.
+//  * ChannelSplit(): how many blocks share each channel of the GPU's
+//    channel sums (BatchNorm's statistics and gradient means, the Scale's
+//    and Bias's parameter gradients, a convolution's bias gradient).  0,
+//    the default: chosen by shape (gpu_launch.cuh: enough blocks to fill
+//    the device once, each thread still reading a full read-ahead of
+//    terms); 1 to 8: that many for every channel, which tests use to run
+//    the shared sums on small shapes.  Blocks share a channel only where
+//    the device and the code have thread-block clusters (sm_90 and
+//    later); elsewhere each channel has one block.  The split changes how
+//    the sums round, not mem_param's bit-identity: both runs of a process
+//    split alike.  `caffe ... -channel_split=N` sets it, to compare.
 //  * Compiled in every build; without CUDA they change nothing.
 #ifndef CAFFE_UTIL_GPU_MATH_OPTIONS_HPP_
 #define CAFFE_UTIL_GPU_MATH_OPTIONS_HPP_
@@ -42,6 +53,10 @@ ConvAlgoSearch ConvAlgo();
 // set_conv_algo); anything else throws caffe::Error naming the value.
 ConvAlgoSearch ParseConvAlgo(const std::string& name);
 const char* ConvAlgoName(ConvAlgoSearch search);
+
+// Throws caffe::Error for a value outside 0..8.
+void SetChannelSplit(int blocks);
+int ChannelSplit();
 
 }  // namespace caffe
 

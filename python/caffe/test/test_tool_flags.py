@@ -139,9 +139,9 @@ def test_commands_name_the_file_they_need(tmp_path):
 
 def test_gpu_arithmetic_flags_are_checked_and_change_no_cpu_result(
         tmp_path, staged):
-    """-allow_tf32 and -conv_algo choose the GPU libraries' arithmetic;
-    on the CPU they change nothing, and a bad -conv_algo is an error that
-    names the value."""
+    """-allow_tf32, -conv_algo and -channel_split choose the GPU's
+    arithmetic; on the CPU they change nothing, and a bad -conv_algo or
+    -channel_split is an error that names the value."""
     _, solver = staged
     code, plain = run_tool(['train', '--solver=' + solver], cwd=tmp_path)
     assert code == 0, plain
@@ -154,6 +154,14 @@ def test_gpu_arithmetic_flags_are_checked_and_change_no_cpu_result(
                           '--conv_algo=fastest'], cwd=tmp_path)
     assert code == 1
     assert "conv_algo must be 'heuristic' or 'find', not 'fastest'" in out
+    code, split = run_tool(['train', '--solver=' + solver,
+                            '--channel_split=3'], cwd=tmp_path)
+    assert code == 0, split
+    assert loss.findall(plain) == loss.findall(split)
+    code, out = run_tool(['train', '--solver=' + solver,
+                          '--channel_split=9'], cwd=tmp_path)
+    assert code == 1
+    assert 'the channel split must be 0 (by shape) to 8 blocks, not 9' in out
 
 
 def test_pycaffe_gpu_arithmetic_settings():

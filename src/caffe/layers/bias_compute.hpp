@@ -45,8 +45,8 @@ void BiasLayer<Dtype>::BackwardWith(const Launch& launch,
     // db[d] += the sum of dy over the channel.
     const ChannelSum<Dtype, ValueTerm<Dtype> > body{
         db, outer_dim_, bias_dim_, inner_dim_, ValueTerm<Dtype>{dy}};
-    launch.Channels(bias_dim_,
-                    GrainFor(static_cast<long>(outer_dim_) * inner_dim_), body);
+    launch.Channels(bias_dim_, static_cast<long>(outer_dim_) * inner_dim_,
+                    body);
   }
 }
 

@@ -136,6 +136,14 @@ int CurrentDevice(const char* library) {
   throw Error(CudaErrorMessage("cudaGetDevice", error));
 }
 
+bool GpuHasClusters() {
+  const int device = CurrentDevice("a cluster launch");
+  int clusters = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch,
+                                    device));
+  return clusters != 0;
+}
+
 cublasHandle_t CublasHandle() {
   thread_local ThreadHandles handles;
   const int device = CurrentDevice("cuBLAS");

@@ -12,6 +12,7 @@ namespace {
 // a solver thread of a multi-GPU run reads it.
 std::atomic<bool> allow_tf32{false};
 std::atomic<int> conv_algo{static_cast<int>(ConvAlgoSearch::kHeuristic)};
+std::atomic<int> channel_split{0};
 }  // namespace
 
 void SetAllowTf32(bool allow) { allow_tf32.store(allow); }
@@ -33,5 +34,14 @@ ConvAlgoSearch ParseConvAlgo(const std::string& name) {
 const char* ConvAlgoName(ConvAlgoSearch search) {
   return search == ConvAlgoSearch::kFind ? "find" : "heuristic";
 }
+
+void SetChannelSplit(int blocks) {
+  if (blocks < 0 || blocks > 8) {
+    throw Error("the channel split must be 0 (by shape) to 8 blocks, not " +
+                std::to_string(blocks));
+  }
+  channel_split.store(blocks);
+}
+int ChannelSplit() { return channel_split.load(); }
 
 }  // namespace caffe

@@ -39,8 +39,9 @@ void gpu_channel_bias_add(long outer, int channels, long inner,
 template <typename Dtype>
 void gpu_channel_sum(int outer, int channels, int inner, const Dtype* x,
                      Dtype* acc) {
-  ForEachChannelGpu(channels, ChannelSum<Dtype, ValueTerm<Dtype> >{
-                           acc, outer, channels, inner, ValueTerm<Dtype>{x}});
+  ForEachChannelGpu(channels, static_cast<long>(outer) * inner,
+                    ChannelSum<Dtype, ValueTerm<Dtype> >{
+                        acc, outer, channels, inner, ValueTerm<Dtype>{x}});
 }
 
 #define INSTANTIATE_IM2COL_GPU(Dtype)                                        \

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@
 #include "caffe/layers/softmax_layer.hpp"
 #include "caffe/test/gpu_test_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/util/cuda.hpp"
+#include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
 namespace {
@@ -413,6 +416,77 @@ INSTANTIATE_TEST_SUITE_P(Layers, GpuLayerTest, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<LayerCase>& i) {
                            return std::string(i.param.name);
                          });
+
+// Channel sums shared by several blocks (thread-block clusters,
+// gpu_launch.cuh): BatchNorm's statistics and gradient means, the Scale's
+// and the Bias's parameter gradients, over planes large enough that each
+// of 8 blocks gets terms (2 x 40 x 40 = 3,200 a channel) and, for the
+// split by shape (0), large enough that the shape asks for 8 (16,384).
+const LayerCase kSplitCases[] = {
+    {"BatchNormWide", R"(type: "BatchNorm")", {2, 3, 40, 40}, 1},
+    {"BatchNormWideInPlace", R"(type: "BatchNorm")", {2, 3, 40, 40}, 1, 0,
+     true},
+    {"ScaleWithBiasWide", R"(type: "Scale" scale_param { bias_term: true
+       filler { type: "gaussian" std: 0.5 }
+       bias_filler { type: "gaussian" std: 0.5 } })", {2, 3, 40, 40}, 1},
+    {"BiasWide", R"(type: "Bias" bias_param { filler { type: "gaussian"
+       std: 0.5 } })", {2, 3, 40, 40}, 1},
+    {"BatchNormLarge", R"(type: "BatchNorm")", {4, 2, 64, 64}, 1, 0, true},
+};
+
+// The split is process-wide: a scope sets it and puts back the default.
+class ChannelSplitScope {
+ public:
+  explicit ChannelSplitScope(int blocks) { SetChannelSplit(blocks); }
+  ~ChannelSplitScope() { SetChannelSplit(0); }
+};
+
+TEST(GpuChannelSplitTest, EverySplitMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  for (const LayerCase& c : kSplitCases) {
+    for (int blocks : {0, 1, 2, 3, 8}) {
+      SCOPED_TRACE(std::string(c.name) + ", split " + std::to_string(blocks));
+      ChannelSplitScope split(blocks);
+      CompareCase<float>(c);
+      CompareCase<double>(c);
+    }
+  }
+}
+
+// The Scale's gradients sum in float: 8 blocks add 3,200 terms a channel
+// in another order than one block, which changes some rounding of the 3
+// channels' sums; the same split twice gives the same bits.
+TEST(GpuChannelSplitTest, SplitSumsAreDeterministicAndTheirOwn) {
+  SKIP_WITHOUT_GPU();
+  const LayerCase& c = kSplitCases[2];
+  RunResult<float> one, eight, eight_again;
+  {
+    ChannelSplitScope split(1);
+    one = caffe::Run<float>(c, Caffe::GPU);
+  }
+  {
+    ChannelSplitScope split(8);
+    eight = caffe::Run<float>(c, Caffe::GPU);
+    eight_again = caffe::Run<float>(c, Caffe::GPU);
+  }
+  EXPECT_EQ(eight.tops, eight_again.tops);
+  EXPECT_EQ(eight.bottom_diffs, eight_again.bottom_diffs);
+  EXPECT_EQ(eight.param_diffs, eight_again.param_diffs);
+  if (!GpuHasClusters()) {
+    std::cout << "This GPU has no thread-block clusters: every split runs "
+                 "one block per channel, so the sums must not change.\n";
+    EXPECT_EQ(one.param_diffs, eight.param_diffs);
+    return;
+  }
+  EXPECT_NE(one.param_diffs, eight.param_diffs)
+      << "8 blocks per channel summed in the order of one";
+}
+
+TEST(GpuChannelSplitTest, RefusesSplitsPastEight) {
+  EXPECT_THROW(SetChannelSplit(9), Error);
+  EXPECT_THROW(SetChannelSplit(-1), Error);
+  EXPECT_EQ(ChannelSplit(), 0);
+}
 
 // Threshold has no backward (it refuses to propagate), so it is not a
 // case above: its forward on the GPU gives the CPU's 0s and 1s.
