@@ -420,6 +420,27 @@ __device__ inline const T* ClusterShared(const T* p, unsigned rank) {
 // wait).
 const int kChannelReadAhead = 8;
 
+// Channel blocks resident on an SM, as a device is counted when blocks
+// per channel are chosen: what 128 registers a thread allow, and what
+// ptxas gives the channel kernels (72 to 128 on sm_90).  A constant, not
+// each kernel's occupancy, so that two kernels summing the same channels
+// (a layer's, and a fused step's doing that layer's sums among others)
+// split them alike and give the same bits.
+const int kChannelBlocksPerSm = 2;
+
+// Blocks per channel for a device of `sms` multiprocessors, chosen by
+// shape (gpu_launch.cuh): enough to fill the device once, at most
+// kMaxChannelBlocks, and at most one per kChannelThreads *
+// kChannelReadAhead terms, so that each thread still reads a full
+// read-ahead.  At least 1.
+inline int ChannelBlocksByShape(long sms, long channels, long terms) {
+  const long wave = sms * kChannelBlocksPerSm;
+  const long fill = (wave + channels - 1) / std::max(1L, channels);
+  const long most = terms / (kChannelThreads * kChannelReadAhead);
+  return static_cast<int>(std::max(
+      1L, std::min({static_cast<long>(kMaxChannelBlocks), fill, most})));
+}
+
 #ifdef __CUDA_ARCH__
 
 // A channel's sums over its B blocks (ChannelBlocks()): thread t of block

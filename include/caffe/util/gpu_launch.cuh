@@ -69,21 +69,13 @@ __global__ void ForEachPlaneKernel(long n, Body body) {
     body(p);
 }
 
-// Channel blocks resident on an SM, as the device is counted when blocks
-// per channel are chosen: what 128 registers a thread allow, and what
-// ptxas gives the channel kernels (72 to 128 on sm_90).  A constant, not
-// each kernel's occupancy, so that two kernels summing the same channels
-// (a layer's, and a fused step's doing that layer's sums among others)
-// split them alike and give the same bits.
-const int kChannelBlocksPerSm = 2;
-
 // What a channel launch needs to know of the current device and of its
 // kernel, asked once per thread, device and body type (the queries cost
 // microseconds, and ResNet-50 makes over a hundred channel launches a
 // step).
 struct ChannelLaunchFacts {
   int device = -1;
-  long wave = 1;          // channel blocks resident at once on the device
+  int sms = 1;            // the device's multiprocessors
   bool clusters = false;  // the device and the kernel's code have clusters
   // Whether a cluster of k blocks can be resident: 0 not asked yet, 1 yes,
   // 2 no.
@@ -105,7 +97,7 @@ ChannelLaunchFacts& ChannelFacts() {
                                     cudaDevAttrClusterLaunch, device));
   cudaFuncAttributes attributes;
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, ForEachChannelKernel<Body>));
-  facts.wave = static_cast<long>(sms) * kChannelBlocksPerSm;
+  facts.sms = sms;
   // Code compiled for an earlier architecture (JIT from its PTX) has no
   // cluster sums: it must get one block per channel.
   facts.clusters = cluster_launch != 0 && attributes.ptxVersion >= 90 &&
@@ -128,21 +120,15 @@ inline cudaLaunchConfig_t ChannelClusterConfig(long blocks, int k,
   return config;
 }
 
-// Blocks per channel: ChannelSplit() when set; else enough to fill the
-// device once (kChannelBlocksPerSm a SM), as long as each thread still
-// reads a full read-ahead of terms; one where the device or the kernel
-// has no clusters, or a cluster of that size cannot be resident.
+// Blocks per channel: ChannelSplit() when set, else ChannelBlocksByShape;
+// one where the device or the kernel has no clusters, or a cluster of
+// that size cannot be resident.
 template <typename Body>
 int ChannelBlocksFor(long channels, long terms) {
   ChannelLaunchFacts& facts = ChannelFacts<Body>();
   if (!facts.clusters) return 1;
   long k = ChannelSplit();
-  if (k == 0) {
-    const long fill = (facts.wave + channels - 1) / channels;
-    const long most = terms / (kChannelThreads * kChannelReadAhead);
-    k = std::max(1L, std::min({static_cast<long>(kMaxChannelBlocks), fill,
-                               most}));
-  }
+  if (k == 0) k = ChannelBlocksByShape(facts.sms, channels, terms);
   if (k == 1) return 1;
   int& fits = facts.cluster_fits[k];
   if (fits == 0) {

@@ -1,9 +1,11 @@
-// ChannelTermWalk (util/elementwise.hpp): the GPU's channel sums step each
-// thread's term position (n, r) along by the stride of its block, or of
-// its cluster of blocks, instead of dividing at every term.  The walk is
-// host code too, so its positions are checked here against the divisions
-// it replaces, for strides below, at and above the plane size and for
-// every first term a thread of one to eight blocks can have.
+// How the GPU's channel sums share a channel (util/elementwise.hpp), in
+// the parts that are host code too:
+//  * ChannelTermWalk: each thread steps its term position (n, r) along by
+//    the stride of its block, or of its cluster of blocks, instead of
+//    dividing at every term; its positions are checked against the
+//    divisions it replaces, for strides below, at and above the plane
+//    size and for every first term a thread of one to eight blocks has.
+//  * ChannelBlocksByShape: the blocks per channel chosen for a device.
 #include <gtest/gtest.h>
 
 #include "caffe/util/elementwise.hpp"
@@ -60,6 +62,25 @@ TEST(ChannelTermWalkTest, OffsetsPast2To32) {
   walk.Step();
   // term 2 * inner + 260: n = 2, r = 260.
   EXPECT_EQ(walk.Offset(2, 3), (2L * 3 + 2) * inner + 260);
+}
+
+// ResNet-50's BatchNorm layers on an H200 (132 SMs) at batch 64, and at
+// the batch of 2 the GPU zoo tests train.
+TEST(ChannelBlocksByShapeTest, FillsTheDeviceOnceWithinBounds) {
+  const long sms = 132;
+  EXPECT_EQ(ChannelBlocksByShape(sms, 64, 64L * 56 * 56), 5);    // res2
+  EXPECT_EQ(ChannelBlocksByShape(sms, 256, 64L * 56 * 56), 2);   // res2
+  EXPECT_EQ(ChannelBlocksByShape(sms, 128, 64L * 28 * 28), 3);   // res3
+  EXPECT_EQ(ChannelBlocksByShape(sms, 1024, 64L * 14 * 14), 1);  // res4
+  EXPECT_EQ(ChannelBlocksByShape(sms, 2048, 64L * 7 * 7), 1);    // res5
+  EXPECT_EQ(ChannelBlocksByShape(sms, 64, 2L * 56 * 56), 3);  // by terms
+  EXPECT_EQ(ChannelBlocksByShape(sms, 256, 2L * 56 * 56), 2);
+  // At most 8, at least 1; one block per 2,048 terms at most.
+  EXPECT_EQ(ChannelBlocksByShape(sms, 1, 1L << 30), kMaxChannelBlocks);
+  EXPECT_EQ(ChannelBlocksByShape(sms, 3, 4L * 64 * 64), 8);
+  EXPECT_EQ(ChannelBlocksByShape(sms, 3, 2047), 1);
+  EXPECT_EQ(ChannelBlocksByShape(sms, 3, 3 * 2048 + 5), 3);
+  EXPECT_EQ(ChannelBlocksByShape(sms, 100000, 1L << 20), 1);
 }
 
 }  // namespace
