@@ -24,6 +24,7 @@
 
 #include <algorithm>
 
+#include "caffe/util/channel_sums.hpp"
 #include "caffe/util/cuda.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/gpu_math_options.hpp"

@@ -9,6 +9,7 @@
 
 #include "caffe/layers/batch_norm_layer.hpp"
 #include "caffe/util/device_math.hpp"
+#include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
 
 namespace caffe {

@@ -8,6 +8,7 @@
 
 #include "caffe/layers/scale_layer.hpp"
 #include "caffe/util/device_math.hpp"
+#include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
 
 namespace caffe {

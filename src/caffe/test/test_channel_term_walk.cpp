@@ -8,7 +8,7 @@
 //  * ChannelBlocksByShape: the blocks per channel chosen for a device.
 #include <gtest/gtest.h>
 
-#include "caffe/util/elementwise.hpp"
+#include "caffe/util/channel_sums.hpp"
 
 namespace caffe {
 namespace {

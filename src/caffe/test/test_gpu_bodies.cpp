@@ -16,6 +16,7 @@
 #include "../layers/lrn_kernels.hpp"
 #include "../layers/pooling_kernels.hpp"
 #include "caffe/caffe.hpp"
+#include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/im2col.hpp"
 #include "caffe/util/im2col_kernels.hpp"

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "caffe/util/elementwise.hpp"
+#include "caffe/util/channel_sums.hpp"
 
 namespace caffe {
 namespace {

@@ -1,4 +1,5 @@
 // GPU launches of the im2col/col2im and bias bodies (im2col_kernels.hpp).
+#include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/gpu_kernels.hpp"
 #include "caffe/util/gpu_launch.cuh"
