@@ -86,29 +86,24 @@ struct ChannelLaunchFacts {
 template <typename Body>
 ChannelLaunchFacts& ChannelFacts() {
   thread_local ChannelLaunchFacts facts;
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
+  const int device = CurrentDevice("a channel launch");
   if (facts.device == device) return facts;
   facts = ChannelLaunchFacts();
   facts.device = device;
-  int sms = 0, cluster_launch = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                    device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch,
-                                    cudaDevAttrClusterLaunch, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&facts.sms,
+                                    cudaDevAttrMultiProcessorCount, device));
   cudaFuncAttributes attributes;
   CUDA_CHECK(cudaFuncGetAttributes(&attributes, ForEachChannelKernel<Body>));
-  facts.sms = sms;
   // Code compiled for an earlier architecture (JIT from its PTX) has no
   // cluster sums: it must get one block per channel.
-  facts.clusters = cluster_launch != 0 && attributes.ptxVersion >= 90 &&
+  facts.clusters = GpuHasClusters() && attributes.ptxVersion >= 90 &&
                    attributes.binaryVersion >= 90;
   return facts;
 }
 
 // The launch of `blocks` blocks of a channel kernel, in clusters of k.
-inline cudaLaunchConfig_t ChannelClusterConfig(long blocks, int k,
-                                        cudaLaunchAttribute* attribute) {
+inline cudaLaunchConfig_t ChannelClusterConfig(
+    long blocks, int k, cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
   config.blockDim = dim3(32, kChannelWarps, 1);
