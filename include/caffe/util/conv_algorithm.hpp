@@ -12,6 +12,13 @@
 // algorithm wins -- or -1 when none does (the caller then runs its own
 // im2col path).  The ranking is the heuristic's or, with conv_algo find,
 // measured times: this function does not care which.
+//
+// Each direction of a convolution (forward, backward to the data, backward
+// to the filter) is chosen on its own, and where no algorithm fits for the
+// whole batch, LargestFittingChunk looks for a smaller number of images
+// per call for which one does: cuDNN's workspace grows with the batch for
+// many algorithms, and images are independent in forward and backward to
+// the data (the filter's gradient adds the chunks in order, a fixed order).
 #ifndef CAFFE_UTIL_CONV_ALGORITHM_HPP_
 #define CAFFE_UTIL_CONV_ALGORITHM_HPP_
 
@@ -38,6 +45,33 @@ inline int ChooseAlgorithm(const std::vector<ConvAlgorithmCandidate>& ranked,
     if (c.workspace_bytes <= workspace_limit) return static_cast<int>(i);
   }
   return -1;
+}
+
+// The three directions of a convolution, each with its own algorithm.
+enum class ConvDirection { kForward = 0, kData = 1, kFilter = 2 };
+constexpr int kConvDirections = 3;
+inline const char* ConvDirectionName(ConvDirection d) {
+  switch (d) {
+    case ConvDirection::kForward: return "forward";
+    case ConvDirection::kData: return "backward to the data";
+    case ConvDirection::kFilter: return "backward to the filter";
+  }
+  return "?";
+}
+
+// The number of images per call for a batch of `num`: `first` (at most
+// num) and then its halvings, rounded up, down to 1, the first `c` for
+// which `fits(c)` holds and, when c does not divide num, `fits(num % c)`
+// for the shorter last call too (workspaces need not grow with the batch).
+// 0 when none does: that direction takes the layer's own path.  `fits` may
+// be asked about one size more than once (a tail may equal a later chunk).
+template <typename Fits>
+int LargestFittingChunk(int num, int first, Fits fits) {
+  for (int c = first < num ? first : num; c >= 1; c = (c + 1) / 2) {
+    if (fits(c) && (num % c == 0 || fits(num % c))) return c;
+    if (c == 1) break;
+  }
+  return 0;
 }
 
 }  // namespace caffe

@@ -9,12 +9,13 @@
 //  * ChooseAlgorithms(limit) asks cuDNN (a GPU is needed) to rank forward,
 //    backward-data and backward-filter algorithms -- its heuristics, or
 //    measured times with conv_algo find (util/gpu_math_options.hpp) -- and
-//    keeps, for each, the first deterministic one whose workspace fits
-//    `limit` (conv_algorithm.hpp): deterministic so that mem_param and
-//    recomputation stay bit-identical.  Tensor-core (TF32) math only if
-//    TF32 was allowed when the engine was made; otherwise GPU results stay
-//    within the stated tolerance of the CPU's.  Returns false when some
-//    direction has none; the layer then keeps its im2col path.
+//    keeps, for each direction on its own, the first deterministic one
+//    whose workspace fits `limit` (conv_algorithm.hpp): deterministic so
+//    that mem_param and recomputation stay bit-identical.  Tensor-core
+//    (TF32) math only if TF32 was allowed when the engine was made;
+//    otherwise GPU results stay within the stated tolerance of the CPU's.
+//    Has(direction) says whether that direction got one; Why(direction)
+//    says, for the log, why not.  A direction without one must not run.
 //  * Forward writes y; BackwardData writes dx; BackwardFilter adds into dw
 //    (parameter diffs accumulate, as everywhere in Caffe).  `workspace`
 //    holds at least WorkspaceBytes().  Biases are the layer's business.
@@ -26,6 +27,9 @@
 #include <cudnn.h>
 
 #include <cstddef>
+#include <string>
+
+#include "caffe/util/conv_algorithm.hpp"
 
 namespace caffe {
 
@@ -46,8 +50,16 @@ class CudnnConv {
 
   const CudnnConvShape& shape() const { return shape_; }
   void OutputDim(int* n, int* c, int* h, int* w) const;
+  // True when every direction has an algorithm.
   bool ChooseAlgorithms(size_t workspace_limit);
-  size_t WorkspaceBytes() const { return workspace_bytes_; }
+  bool Has(ConvDirection d) const { return has_[Index(d)]; }
+  // The chosen algorithm's workspace in direction d (0 without one).
+  size_t WorkspaceBytes(ConvDirection d) const {
+    return workspace_[Index(d)];
+  }
+  // The largest of the three.
+  size_t WorkspaceBytes() const;
+  std::string Why(ConvDirection d) const;
 
   void Forward(const Dtype* x, const Dtype* w, Dtype* y, void* workspace);
   void BackwardData(const Dtype* w, const Dtype* dy, Dtype* dx,
@@ -56,6 +68,8 @@ class CudnnConv {
                       void* workspace);
 
  private:
+  static int Index(ConvDirection d) { return static_cast<int>(d); }
+
   CudnnConvShape shape_;
   cudnnTensorDescriptor_t x_desc_ = nullptr, y_desc_ = nullptr;
   cudnnFilterDescriptor_t w_desc_ = nullptr;
@@ -69,7 +83,12 @@ class CudnnConv {
   cudnnMathType_t data_math_ = CUDNN_DEFAULT_MATH;
   cudnnMathType_t filter_math_ = CUDNN_DEFAULT_MATH;
   bool tensor_core_;  // TF32 allowed (floats only), fixed at construction
-  size_t workspace_bytes_ = 0;
+  bool has_[kConvDirections] = {false, false, false};
+  size_t workspace_[kConvDirections] = {0, 0, 0};
+  // Per direction, the least workspace of any deterministic algorithm the
+  // ranking offered, or SIZE_MAX when it offered none: what Why() reports.
+  size_t least_deterministic_[kConvDirections] = {0, 0, 0};
+  size_t limit_ = 0;
 };
 
 }  // namespace caffe

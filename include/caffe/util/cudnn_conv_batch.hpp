@@ -1,27 +1,41 @@
 // cudnn_conv_batch.hpp: a cuDNN convolution over a batch of any size
-// (USE_CUDA builds; issue 13, item 5).
+// (USE_CUDA builds; issue 13, item 5), each direction in as many images per
+// call as fit.
 //
 // Contract:
-//  * cuDNN's tensor descriptors count in int.  Where a batch's input or
-//    output passes INT_MAX elements, the batch runs as consecutive chunks
-//    of chunk() images: one CudnnConv for the full chunks and one for a
-//    shorter last chunk, each chunk a call of its own at 64-bit image
-//    offsets.  A batch that fits is one chunk and one CudnnConv, exactly
-//    the engine the layer used before.
-//  * Forward and BackwardData are per image, so chunks give the values of
-//    one call; BackwardFilter adds each chunk's gradient into dw in chunk
-//    order (CudnnConv's BackwardFilter adds), a fixed order, so results
-//    stay deterministic and mem_param stays bit-identical.
-//  * The caller checks that one image fits in int (FitsOneImage); building
-//    needs no GPU (descriptors only), ChooseAlgorithms does.
+//  * cuDNN's tensor descriptors count in int.  No call takes more than
+//    int_chunk() images, the most whose input and output stay within
+//    INT_MAX elements (the whole batch, where it fits).
+//  * ChooseAlgorithms(limit) (a GPU is needed) chooses each direction on
+//    its own: the largest number of images per call, from int_chunk() and
+//    its halvings (LargestFittingChunk, util/conv_algorithm.hpp), for which
+//    cuDNN offers a deterministic algorithm within `limit` -- for the
+//    shorter last call too.  chunk(d) is 0 where none does; the layer then
+//    runs that direction on its own path.  (Before, one direction without
+//    an algorithm for the whole batch sent all three to the layer's path:
+//    ten of ResNet-50's convolutions at batch 64 on the H200, in 64 MiB,
+//    a third of the step; docs/gpu.md.)
+//  * A direction runs its calls at 64-bit image offsets in image order.
+//    Forward and BackwardData are per image, so the chunks give the values
+//    of their engines' calls; BackwardFilter adds each call's gradient into
+//    dw in image order, a fixed order.  The choice depends only on the
+//    shapes, the limit, the math settings and cuDNN's ranking (kept per
+//    shape for the process with Find), so mem_param, which uses the same
+//    limit, stays bit-identical to no mem_param.
+//  * The caller checks that one image fits in int (FitsOneImage).  Engines
+//    are made on demand, one per number of images; building one needs no
+//    GPU (descriptors only).
 #ifndef CAFFE_UTIL_CUDNN_CONV_BATCH_HPP_
 #define CAFFE_UTIL_CUDNN_CONV_BATCH_HPP_
 
 #ifdef USE_CUDA
 
 #include <cstddef>
+#include <map>
 #include <memory>
+#include <string>
 
+#include "caffe/util/conv_algorithm.hpp"
 #include "caffe/util/cudnn_conv.hpp"
 
 namespace caffe {
@@ -35,11 +49,18 @@ class CudnnConvBatch {
   // `batch.num` is the whole batch.
   explicit CudnnConvBatch(const CudnnConvShape& batch);
 
+  // True when some direction has an algorithm.
   bool ChooseAlgorithms(size_t workspace_limit);
+  bool Has(ConvDirection d) const { return chunk(d) > 0; }
+  int chunk(ConvDirection d) const { return chunk_[static_cast<int>(d)]; }
+  // True when every direction runs the whole batch in one call.
+  bool WholeBatchEverywhere() const;
+  // For the log: each direction's images per call, or why it has none.
+  std::string Describe() const;
   size_t WorkspaceBytes() const;
-  int chunk() const { return chunk_; }
-  // The engine that runs the chunk starting at image `first`.
-  const CudnnConv<Dtype>& EngineAt(int first) const;
+  int int_chunk() const { return int_chunk_; }
+  // The engine for calls of `images` images (made on first use).
+  const CudnnConv<Dtype>& EngineFor(int images) { return *Engine(images); }
 
   void Forward(const Dtype* x, const Dtype* w, Dtype* y, void* workspace);
   void BackwardData(const Dtype* w, const Dtype* dy, Dtype* dx,
@@ -48,11 +69,20 @@ class CudnnConvBatch {
                       void* workspace);
 
  private:
-  CudnnConv<Dtype>* MutableEngineAt(int first);
+  CudnnConv<Dtype>* Engine(int images);
+  // The engine with algorithms chosen under limit_ (chosen on first use).
+  CudnnConv<Dtype>* Chosen(int images);
+  // The engine of the call starting at image `first` in direction d.
+  CudnnConv<Dtype>* CallAt(ConvDirection d, int first);
 
-  int num_ = 0, chunk_ = 0;
+  CudnnConvShape shape_;
+  int num_ = 0, int_chunk_ = 0;
   long in_image_ = 0, out_image_ = 0;  // elements per image
-  std::unique_ptr<CudnnConv<Dtype> > full_, tail_;  // tail_: shorter last
+  size_t limit_ = 0;
+  int chunk_[kConvDirections] = {0, 0, 0};
+  std::string why_[kConvDirections];  // for a direction without cuDNN
+  std::map<int, std::unique_ptr<CudnnConv<Dtype> > > engines_;
+  std::map<int, bool> chosen_;  // images -> algorithms chosen under limit_
 };
 
 }  // namespace caffe

@@ -176,15 +176,16 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   // chunks of images (util/cudnn_conv_batch.hpp); an image past it, never.
   if (!CudnnConvBatch<Dtype>::FitsOneImage(s)) return false;
   auto engine = std::make_shared<CudnnConvBatch<Dtype> >(s);
-  // Fast algorithms that need more workspace than the limit are passed
-  // over for ones that need less (or none).
-  if (engine->ChooseAlgorithms(this->workspace_limit())) {
-    cudnn_ = engine;
-  } else {
-    LOG(INFO) << "Convolution layer " << this->layer_param_.name()
-              << ": no deterministic cuDNN algorithm within "
-              << this->workspace_limit() << " bytes of workspace "
-              << "(mem_param.workspace_limit_mb); im2col + cuBLAS instead";
+  // Each direction takes the fastest deterministic algorithm within the
+  // limit, in fewer images per call where the whole batch does not fit;
+  // a direction with none at all runs im2col + cuBLAS.
+  if (engine->ChooseAlgorithms(this->workspace_limit())) cudnn_ = engine;
+  if (!engine->WholeBatchEverywhere()) {
+    LOG(INFO) << "Convolution layer " << this->layer_param_.name() << " ("
+              << this->num_ << " images, workspace limit "
+              << this->workspace_limit()
+              << " bytes, mem_param.workspace_limit_mb): "
+              << engine->Describe();
   }
   return cudnn_ != nullptr;
 }
@@ -196,7 +197,7 @@ template <typename Dtype>
 void ConvolutionLayer<Dtype>::Forward_gpu(const vector<Blob<Dtype>*>& bottom,
                                           const vector<Blob<Dtype>*>& top) {
   const Dtype* weight = this->blobs_[0]->gpu_data();
-  if (UseCudnn()) {
+  if (UseCudnn() && Cudnn()->Has(ConvDirection::kForward)) {
     CudnnConvBatch<Dtype>* engine = Cudnn();
     void* workspace = this->ScratchOn(true, engine->WorkspaceBytes());
     for (size_t i = 0; i < bottom.size(); ++i) {
@@ -228,33 +229,36 @@ void ConvolutionLayer<Dtype>::Backward_gpu(const vector<Blob<Dtype>*>& top,
   const bool weight_grad = this->param_propagate_down(0);
   const bool bias_grad = this->bias_term_ && this->param_propagate_down(1);
   CudnnConvBatch<Dtype>* engine = UseCudnn() ? Cudnn() : nullptr;
+  const bool cudnn_filter = engine && engine->Has(ConvDirection::kFilter);
+  const bool cudnn_data = engine && engine->Has(ConvDirection::kData);
   void* workspace =
       engine ? this->ScratchOn(true, engine->WorkspaceBytes()) : nullptr;
   for (size_t i = 0; i < top.size(); ++i) {
     const Dtype* top_diff = top[i]->gpu_diff();
     if (bias_grad)
       this->backward_gpu_bias(this->blobs_[1]->mutable_gpu_diff(), top_diff);
-    if (engine) {
-      if (weight_grad)
-        engine->BackwardFilter(bottom[i]->gpu_data(), top_diff,
-                               this->blobs_[0]->mutable_gpu_diff(), workspace);
-      if (propagate_down[i])
-        engine->BackwardData(weight, top_diff, bottom[i]->mutable_gpu_diff(),
-                             workspace);
-      continue;
-    }
-    if (!weight_grad && !propagate_down[i]) continue;
-    const Dtype* bottom_data = weight_grad ? bottom[i]->gpu_data() : nullptr;
-    Dtype* bottom_diff =
-        propagate_down[i] ? bottom[i]->mutable_gpu_diff() : nullptr;
+    if (weight_grad && cudnn_filter)
+      engine->BackwardFilter(bottom[i]->gpu_data(), top_diff,
+                             this->blobs_[0]->mutable_gpu_diff(), workspace);
+    if (propagate_down[i] && cudnn_data)
+      engine->BackwardData(weight, top_diff, bottom[i]->mutable_gpu_diff(),
+                           workspace);
+    // What cuDNN did not take runs as im2col + cuBLAS, image by image.
+    // The column buffer is the same scratch as cuDNN's workspace: the
+    // calls above have finished with it (one stream, in order).
+    const bool own_filter = weight_grad && !cudnn_filter;
+    const bool own_data = propagate_down[i] && !cudnn_data;
+    if (!own_filter && !own_data) continue;
+    const Dtype* bottom_data = own_filter ? bottom[i]->gpu_data() : nullptr;
+    Dtype* bottom_diff = own_data ? bottom[i]->mutable_gpu_diff() : nullptr;
     for (int n = 0; n < this->num_; ++n) {
       const Dtype* dy = top_diff + static_cast<long>(n) * this->top_dim_;
-      if (weight_grad) {
+      if (own_filter) {
         this->weight_gpu_gemm(
             bottom_data + static_cast<long>(n) * this->bottom_dim_, dy,
             this->blobs_[0]->mutable_gpu_diff());
       }
-      if (propagate_down[i]) {
+      if (own_data) {
         this->backward_gpu_gemm(
             dy, weight, bottom_diff + static_cast<long>(n) * this->bottom_dim_);
       }

@@ -65,6 +65,58 @@ TEST(ConvAlgorithmTest, TensorCoreCandidatesOnlyWhenAllowed) {
   EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, false), -1);
 }
 
+// A direction whose workspace grows with the images per call: the largest
+// halving of the batch that fits, the shorter last call checked too.
+TEST(ConvAlgorithmTest, LargestFittingChunkHalvesUntilTheWorkspaceFits) {
+  const size_t per_image = 3 << 20;  // bytes of workspace per image
+  auto within = [&](size_t limit) {
+    return [=](int images) { return images * per_image <= limit; };
+  };
+  EXPECT_EQ(64, LargestFittingChunk(64, 64, within(size_t(192) << 20)));
+  EXPECT_EQ(32, LargestFittingChunk(64, 64, within(size_t(191) << 20)));
+  EXPECT_EQ(16, LargestFittingChunk(64, 64, within(size_t(64) << 20)));
+  EXPECT_EQ(1, LargestFittingChunk(64, 64, within(per_image)));
+  EXPECT_EQ(0, LargestFittingChunk(64, 64, within(per_image - 1)));
+  // Halvings round up, and `first` caps the chunk (the int limit).
+  std::vector<int> asked;
+  auto record = [&](int images) {
+    asked.push_back(images);
+    return false;
+  };
+  EXPECT_EQ(0, LargestFittingChunk(100, 100, record));
+  EXPECT_EQ((std::vector<int>{100, 50, 25, 13, 7, 4, 2, 1}), asked);
+  asked.clear();
+  EXPECT_EQ(0, LargestFittingChunk(513, 511, record));
+  EXPECT_EQ(511, asked.front());
+  EXPECT_EQ(1, asked.back());
+  EXPECT_EQ(5, LargestFittingChunk(5, 9, [](int) { return true; }));
+}
+
+// The last, shorter call must fit too: a workspace need not grow with the
+// batch (cuDNN may rank other algorithms for other sizes).
+TEST(ConvAlgorithmTest, LargestFittingChunkChecksTheShorterLastCall) {
+  // 100 images: 50 fits and divides; 100 does not fit.
+  EXPECT_EQ(50, LargestFittingChunk(100, 100,
+                                    [](int images) { return images <= 50; }));
+  // 13 fits but its last call of 100 % 13 = 9 does not; 7 fits, and so
+  // does its last call of 2.
+  auto odd = [](int images) { return images == 13 || images <= 7; };
+  EXPECT_EQ(7, LargestFittingChunk(100, 100, odd));
+  // Nothing fits at all.
+  EXPECT_EQ(0, LargestFittingChunk(64, 64, [](int) { return false; }));
+  // Only one image per call.
+  EXPECT_EQ(1, LargestFittingChunk(3, 3, [](int images) {
+    return images == 1;
+  }));
+}
+
+TEST(ConvAlgorithmTest, DirectionsHaveNames) {
+  EXPECT_STREQ("forward", ConvDirectionName(ConvDirection::kForward));
+  EXPECT_STREQ("backward to the data", ConvDirectionName(ConvDirection::kData));
+  EXPECT_STREQ("backward to the filter",
+               ConvDirectionName(ConvDirection::kFilter));
+}
+
 TEST(GpuMathOptionsTest, DefaultsSettingsAndNames) {
   EXPECT_FALSE(AllowTf32());
   EXPECT_EQ(ConvAlgo(), ConvAlgoSearch::kHeuristic);
@@ -188,23 +240,25 @@ TEST(CudnnConvTest, BatchesPastInt32RunInChunksOfImages) {
                      0,   0, 2,    2,    1, 1,   1};
   ASSERT_TRUE(CudnnConvBatch<float>::FitsOneImage(big));
   CudnnConvBatch<float> batch(big);
-  EXPECT_EQ(511, batch.chunk());
+  EXPECT_EQ(511, batch.int_chunk());
   EXPECT_LE(int64_t{511} * 4 * 1024 * 1024, int64_t{INT_MAX});
   EXPECT_GT(int64_t{512} * 4 * 1024 * 1024, int64_t{INT_MAX});
   int n = 0, c = 0, h = 0, w = 0;
-  batch.EngineAt(0).OutputDim(&n, &c, &h, &w);
+  batch.EngineFor(511).OutputDim(&n, &c, &h, &w);
   EXPECT_EQ(511, n);
   EXPECT_EQ(512, h);
-  batch.EngineAt(511).OutputDim(&n, &c, &h, &w);
+  batch.EngineFor(2).OutputDim(&n, &c, &h, &w);
   EXPECT_EQ(2, n);
-  EXPECT_EQ(&batch.EngineAt(0), &batch.EngineAt(0));
-  EXPECT_NE(&batch.EngineAt(0), &batch.EngineAt(511));
+  EXPECT_EQ(&batch.EngineFor(511), &batch.EngineFor(511));
+  EXPECT_NE(&batch.EngineFor(511), &batch.EngineFor(2));
+  // No call may pass the int limit.
+  EXPECT_THROW(batch.EngineFor(512), InternalError);
 
   CudnnConvShape small = big;
   small.num = 8;
   CudnnConvBatch<double> one(small);
-  EXPECT_EQ(8, one.chunk());
-  one.EngineAt(0).OutputDim(&n, &c, &h, &w);
+  EXPECT_EQ(8, one.int_chunk());
+  one.EngineFor(8).OutputDim(&n, &c, &h, &w);
   EXPECT_EQ(8, n);
 
   CudnnConvShape huge_image = big;

@@ -5,6 +5,7 @@
 #include "caffe/util/cudnn_conv.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -182,22 +183,57 @@ bool CudnnConv<Dtype>::ChooseAlgorithms(size_t limit) {
       ConvAlgo() == ConvAlgoSearch::kFind
           ? FoundOnce(key, handle, x_desc_, w_desc_, conv_desc_, y_desc_)
           : Rank(false, handle, x_desc_, w_desc_, conv_desc_, y_desc_);
-  const int f = ChooseAlgorithm(Candidates<Dtype>(r.forward), limit, true,
-                                tensor_core_);
-  const int d =
-      ChooseAlgorithm(Candidates<Dtype>(r.data), limit, true, tensor_core_);
-  const int w =
-      ChooseAlgorithm(Candidates<Dtype>(r.filter), limit, true, tensor_core_);
-  if (f < 0 || d < 0 || w < 0) return false;
-  forward_algo_ = r.forward[f].algo;
-  data_algo_ = r.data[d].algo;
-  filter_algo_ = r.filter[w].algo;
-  forward_math_ = r.forward[f].mathType;
-  data_math_ = r.data[d].mathType;
-  filter_math_ = r.filter[w].mathType;
-  workspace_bytes_ =
-      std::max({r.forward[f].memory, r.data[d].memory, r.filter[w].memory});
-  return true;
+  limit_ = limit;
+  const std::vector<ConvAlgorithmCandidate> candidates[kConvDirections] = {
+      Candidates<Dtype>(r.forward), Candidates<Dtype>(r.data),
+      Candidates<Dtype>(r.filter)};
+  int chosen[kConvDirections];
+  for (int d = 0; d < kConvDirections; ++d) {
+    chosen[d] = ChooseAlgorithm(candidates[d], limit, true, tensor_core_);
+    has_[d] = chosen[d] >= 0;
+    workspace_[d] = has_[d] ? candidates[d][chosen[d]].workspace_bytes : 0;
+    least_deterministic_[d] = SIZE_MAX;
+    for (const ConvAlgorithmCandidate& c : candidates[d]) {
+      if (c.ok && c.deterministic && (tensor_core_ || !c.tensor_core))
+        least_deterministic_[d] = std::min(least_deterministic_[d],
+                                           c.workspace_bytes);
+    }
+  }
+  const int f = chosen[0], d = chosen[1], w = chosen[2];
+  if (f >= 0) {
+    forward_algo_ = r.forward[f].algo;
+    forward_math_ = r.forward[f].mathType;
+  }
+  if (d >= 0) {
+    data_algo_ = r.data[d].algo;
+    data_math_ = r.data[d].mathType;
+  }
+  if (w >= 0) {
+    filter_algo_ = r.filter[w].algo;
+    filter_math_ = r.filter[w].mathType;
+  }
+  return f >= 0 && d >= 0 && w >= 0;
+}
+
+template <typename Dtype>
+size_t CudnnConv<Dtype>::WorkspaceBytes() const {
+  return std::max({workspace_[0], workspace_[1], workspace_[2]});
+}
+
+template <typename Dtype>
+std::string CudnnConv<Dtype>::Why(ConvDirection d) const {
+  std::ostringstream s;
+  const int i = Index(d);
+  if (has_[i]) {
+    s << "an algorithm with " << workspace_[i] << " bytes of workspace";
+  } else if (least_deterministic_[i] == SIZE_MAX) {
+    s << "no deterministic algorithm"
+      << (tensor_core_ ? "" : " without tensor-core math");
+  } else {
+    s << "the least workspace of a deterministic algorithm is "
+      << least_deterministic_[i] << " bytes, over the limit of " << limit_;
+  }
+  return s.str();
 }
 
 template <typename Dtype>
@@ -207,7 +243,7 @@ void CudnnConv<Dtype>::Forward(const Dtype* x, const Dtype* w, Dtype* y,
   CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, forward_math_));
   CUDNN_CHECK(cudnnConvolutionForward(
       CudnnHandle(), &one, x_desc_, x, w_desc_, w, conv_desc_, forward_algo_,
-      workspace, workspace_bytes_, &zero, y_desc_, y));
+      workspace, workspace_[0], &zero, y_desc_, y));
 }
 
 template <typename Dtype>
@@ -217,7 +253,7 @@ void CudnnConv<Dtype>::BackwardData(const Dtype* w, const Dtype* dy,
   CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, data_math_));
   CUDNN_CHECK(cudnnConvolutionBackwardData(
       CudnnHandle(), &one, w_desc_, w, y_desc_, dy, conv_desc_, data_algo_,
-      workspace, workspace_bytes_, &zero, x_desc_, dx));
+      workspace, workspace_[1], &zero, x_desc_, dx));
 }
 
 template <typename Dtype>
@@ -227,7 +263,7 @@ void CudnnConv<Dtype>::BackwardFilter(const Dtype* x, const Dtype* dy,
   CUDNN_CHECK(cudnnSetConvolutionMathType(conv_desc_, filter_math_));
   CUDNN_CHECK(cudnnConvolutionBackwardFilter(
       CudnnHandle(), &one, x_desc_, x, y_desc_, dy, conv_desc_, filter_algo_,
-      workspace, workspace_bytes_, &one, w_desc_, dw));
+      workspace, workspace_[2], &one, w_desc_, dw));
 }
 
 template class CudnnConv<float>;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -23,7 +24,9 @@
 #include "caffe/layers/softmax_layer.hpp"
 #include "caffe/test/gpu_test_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/util/conv_algorithm.hpp"
 #include "caffe/util/cuda.hpp"
+#include "caffe/util/cudnn_conv_batch.hpp"
 #include "caffe/util/gpu_math_options.hpp"
 
 namespace caffe {
@@ -286,8 +289,11 @@ struct RunResult {
 
 // Builds the layer from `c`, fills bottoms and parameters from fixed seeds,
 // runs forward and backward in `mode` and returns what came out.
+// `workspace_limit`, where given, replaces the layer's (mem_param's).
+constexpr size_t kLayersOwnLimit = SIZE_MAX;
 template <typename Dtype>
-RunResult<Dtype> Run(const LayerCase& c, Caffe::Brew mode) {
+RunResult<Dtype> Run(const LayerCase& c, Caffe::Brew mode,
+                     size_t workspace_limit = kLayersOwnLimit) {
   ModeScope scope(mode);
   LayerParameter param;
   CAFFE_CHECK(google::protobuf::TextFormat::ParseFromString(c.prototxt, &param));
@@ -315,6 +321,8 @@ RunResult<Dtype> Run(const LayerCase& c, Caffe::Brew mode) {
   }
   Caffe::set_random_seed(1702);
   std::shared_ptr<Layer<Dtype> > layer = LayerRegistry<Dtype>::CreateLayer(param);
+  if (workspace_limit != kLayersOwnLimit)
+    layer->set_workspace_limit(workspace_limit);
   layer->SetUp(bottom, top);
   Caffe::set_random_seed(1703);  // dropout masks
   layer->Forward(bottom, top);
@@ -492,6 +500,82 @@ TEST(GpuChannelSplitTest, RefusesSplitsPastEight) {
   EXPECT_THROW(SetChannelSplit(-1), Error);
   EXPECT_EQ(ChannelSplit(), 0);
 }
+
+// Convolutions under workspace limits from none to plenty: each direction
+// takes cuDNN for the whole batch, cuDNN a few images at a time, or im2col
+// + cuBLAS (util/cudnn_conv_batch.hpp), and whatever each limit gives, the
+// layer matches the CPU.  9 images, so halvings leave shorter last calls.
+const LayerCase kChunkCases[] = {
+    {"Conv3x3", R"(type: "Convolution" convolution_param {
+       num_output: 16 kernel_size: 3 pad: 1
+       weight_filler { type: "gaussian" std: 0.1 }
+       bias_filler { type: "gaussian" std: 0.1 } })", {9, 16, 24, 24}, 1},
+    {"Conv1x1Stride2", R"(type: "Convolution" convolution_param {
+       num_output: 32 kernel_size: 1 stride: 2 bias_term: false
+       weight_filler { type: "gaussian" std: 0.1 } })", {9, 16, 14, 14}, 1},
+    {"Conv7x7Stride2", R"(type: "Convolution" convolution_param {
+       num_output: 8 kernel_size: 7 pad: 3 stride: 2
+       weight_filler { type: "gaussian" std: 0.1 }
+       bias_filler { type: "gaussian" std: 0.1 } })", {9, 3, 32, 32}, 1},
+};
+const size_t kChunkLimits[] = {0, size_t(1) << 12, size_t(1) << 16,
+                               size_t(1) << 20, size_t(64) << 20};
+
+TEST(GpuConvChunkTest, EveryWorkspaceLimitMatchesCpu) {
+  SKIP_WITHOUT_GPU();
+  for (const LayerCase& c : kChunkCases) {
+    const RunResult<float> cpu_f = caffe::Run<float>(c, Caffe::CPU);
+    const RunResult<double> cpu_d = caffe::Run<double>(c, Caffe::CPU);
+    for (size_t limit : kChunkLimits) {
+      SCOPED_TRACE(std::string(c.name) + ", limit " + std::to_string(limit));
+      const RunResult<float> f = caffe::Run<float>(c, Caffe::GPU, limit);
+      ExpectClose(f.tops, cpu_f.tops, "top");
+      ExpectClose(f.bottom_diffs, cpu_f.bottom_diffs, "bottom diff");
+      ExpectClose(f.param_diffs, cpu_f.param_diffs, "param diff");
+      const RunResult<double> d = caffe::Run<double>(c, Caffe::GPU, limit);
+      ExpectClose(d.tops, cpu_d.tops, "top");
+      ExpectClose(d.bottom_diffs, cpu_d.bottom_diffs, "bottom diff");
+      ExpectClose(d.param_diffs, cpu_d.param_diffs, "param diff");
+    }
+  }
+}
+
+#ifdef USE_CUDA
+// What each limit chooses, printed for the record, and what it promises:
+// the workspace stays within the limit, a call never passes the batch,
+// and the same limit chooses the same again (the bit-identity of
+// mem_param rests on it).
+TEST(GpuConvChunkTest, ChoicesStayWithinTheLimitAndRepeat) {
+  SKIP_WITHOUT_GPU();
+  ModeScope scope(Caffe::GPU);
+  // num, channels, height, width; out: channels, height, width; kernel,
+  // pad, stride, dilation (h, w); group.
+  const CudnnConvShape shapes[] = {
+      {9, 16, 24, 24, 16, 24, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {64, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+      {64, 256, 56, 56, 128, 28, 28, 1, 1, 0, 0, 2, 2, 1, 1, 1}};
+  const ConvDirection directions[] = {ConvDirection::kForward,
+                                      ConvDirection::kData,
+                                      ConvDirection::kFilter};
+  for (const CudnnConvShape& s : shapes) {
+    for (size_t limit : kChunkLimits) {
+      CudnnConvBatch<float> a(s), b(s);
+      a.ChooseAlgorithms(limit);
+      b.ChooseAlgorithms(limit);
+      std::cout << s.num << "x" << s.channels << "x" << s.height << "x"
+                << s.width << " -> " << s.out_channels << ", kernel "
+                << s.kernel_h << ", stride " << s.stride_h << ", limit "
+                << limit << ": " << a.Describe() << "\n";
+      EXPECT_LE(a.WorkspaceBytes(), limit);
+      for (ConvDirection d : directions) {
+        EXPECT_LE(a.chunk(d), s.num);
+        EXPECT_EQ(a.chunk(d), b.chunk(d)) << ConvDirectionName(d);
+      }
+      EXPECT_EQ(a.WorkspaceBytes(), b.WorkspaceBytes());
+    }
+  }
+}
+#endif  // USE_CUDA
 
 // Threshold has no backward (it refuses to propagate), so it is not a
 // case above: its forward on the GPU gives the CPU's 0s and 1s.
