@@ -23,6 +23,7 @@
 #define CAFFE_UTIL_CONV_ALGORITHM_HPP_
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace caffe {
@@ -35,16 +36,39 @@ struct ConvAlgorithmCandidate {
   size_t workspace_bytes = 0;
 };
 
+// Whether `c` may be chosen at all, whatever its workspace: the one rule
+// that both ChooseAlgorithm and LeastEligibleWorkspace apply.
+inline bool EligibleAlgorithm(const ConvAlgorithmCandidate& c,
+                              bool deterministic, bool allow_tensor_core) {
+  if (!c.ok || (deterministic && !c.deterministic)) return false;
+  return allow_tensor_core || !c.tensor_core;
+}
+
 inline int ChooseAlgorithm(const std::vector<ConvAlgorithmCandidate>& ranked,
                            size_t workspace_limit, bool deterministic,
                            bool allow_tensor_core = false) {
   for (size_t i = 0; i < ranked.size(); ++i) {
     const ConvAlgorithmCandidate& c = ranked[i];
-    if (!c.ok || (deterministic && !c.deterministic)) continue;
-    if (c.tensor_core && !allow_tensor_core) continue;
-    if (c.workspace_bytes <= workspace_limit) return static_cast<int>(i);
+    if (EligibleAlgorithm(c, deterministic, allow_tensor_core) &&
+        c.workspace_bytes <= workspace_limit)
+      return static_cast<int>(i);
   }
   return -1;
+}
+
+// The least workspace of any candidate ChooseAlgorithm could take under
+// some limit, or SIZE_MAX when none is eligible: what a log says when a
+// direction has no algorithm within its limit.
+inline size_t LeastEligibleWorkspace(
+    const std::vector<ConvAlgorithmCandidate>& ranked, bool deterministic,
+    bool allow_tensor_core = false) {
+  size_t least = SIZE_MAX;
+  for (const ConvAlgorithmCandidate& c : ranked) {
+    if (EligibleAlgorithm(c, deterministic, allow_tensor_core) &&
+        c.workspace_bytes < least)
+      least = c.workspace_bytes;
+  }
+  return least;
 }
 
 // The three directions of a convolution, each with its own algorithm.

@@ -81,8 +81,13 @@ class CudnnConvBatch {
   size_t limit_ = 0;
   int chunk_[kConvDirections] = {0, 0, 0};
   std::string why_[kConvDirections];  // for a direction without cuDNN
-  std::map<int, std::unique_ptr<CudnnConv<Dtype> > > engines_;
-  std::map<int, bool> chosen_;  // images -> algorithms chosen under limit_
+  // One engine per number of images per call, and whether its algorithms
+  // were chosen under limit_.
+  struct EngineSlot {
+    std::unique_ptr<CudnnConv<Dtype> > engine;
+    bool chosen = false;
+  };
+  std::map<int, EngineSlot> engines_;
 };
 
 }  // namespace caffe

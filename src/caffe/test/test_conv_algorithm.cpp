@@ -65,6 +65,30 @@ TEST(ConvAlgorithmTest, TensorCoreCandidatesOnlyWhenAllowed) {
   EXPECT_EQ(ChooseAlgorithm(ranked, 1 << 20, true, false), -1);
 }
 
+// What the log reports when nothing fits: the least workspace among the
+// candidates ChooseAlgorithm would take under a large enough limit.
+TEST(ConvAlgorithmTest, LeastEligibleWorkspaceFollowsTheSameRule) {
+  std::vector<ConvAlgorithmCandidate> ranked = {
+      Candidate(1, 10, false), Candidate(2, 20, true, false),
+      Candidate(3, 300), Candidate(4, 40)};
+  ranked[3].tensor_core = true;
+  EXPECT_EQ(300u, LeastEligibleWorkspace(ranked, true));
+  EXPECT_EQ(40u, LeastEligibleWorkspace(ranked, true, true));
+  EXPECT_EQ(10u, LeastEligibleWorkspace(ranked, false, true));
+  // Each least workspace is a limit under which ChooseAlgorithm succeeds,
+  // and one byte less is not.
+  for (bool det : {true, false}) {
+    for (bool tc : {true, false}) {
+      const size_t least = LeastEligibleWorkspace(ranked, det, tc);
+      EXPECT_GE(ChooseAlgorithm(ranked, least, det, tc), 0);
+      EXPECT_EQ(-1, ChooseAlgorithm(ranked, least - 1, det, tc));
+    }
+  }
+  ranked[2].ok = false;
+  EXPECT_EQ(SIZE_MAX, LeastEligibleWorkspace(ranked, true));
+  EXPECT_EQ(SIZE_MAX, LeastEligibleWorkspace({}, false, true));
+}
+
 // A direction whose workspace grows with the images per call: the largest
 // halving of the batch that fits, the shorter last call checked too.
 TEST(ConvAlgorithmTest, LargestFittingChunkHalvesUntilTheWorkspaceFits) {

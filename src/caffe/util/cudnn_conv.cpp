@@ -192,12 +192,8 @@ bool CudnnConv<Dtype>::ChooseAlgorithms(size_t limit) {
     chosen[d] = ChooseAlgorithm(candidates[d], limit, true, tensor_core_);
     has_[d] = chosen[d] >= 0;
     workspace_[d] = has_[d] ? candidates[d][chosen[d]].workspace_bytes : 0;
-    least_deterministic_[d] = SIZE_MAX;
-    for (const ConvAlgorithmCandidate& c : candidates[d]) {
-      if (c.ok && c.deterministic && (tensor_core_ || !c.tensor_core))
-        least_deterministic_[d] = std::min(least_deterministic_[d],
-                                           c.workspace_bytes);
-    }
+    least_deterministic_[d] =
+        LeastEligibleWorkspace(candidates[d], true, tensor_core_);
   }
   const int f = chosen[0], d = chosen[1], w = chosen[2];
   if (f >= 0) {

@@ -46,22 +46,22 @@ CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Engine(int images) {
   CAFFE_INTERNAL_CHECK(images >= 1 && images <= int_chunk_)
       << "a cuDNN call of " << images << " images (at most " << int_chunk_
       << ")";
-  std::unique_ptr<CudnnConv<Dtype> >& engine = engines_[images];
-  if (!engine) {
+  EngineSlot& slot = engines_[images];
+  if (!slot.engine) {
     CudnnConvShape s = shape_;
     s.num = images;
-    engine.reset(new CudnnConv<Dtype>(s));
+    slot.engine.reset(new CudnnConv<Dtype>(s));
   }
-  return engine.get();
+  return slot.engine.get();
 }
 
 template <typename Dtype>
 CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Chosen(int images) {
   CudnnConv<Dtype>* engine = Engine(images);
-  bool& chosen = chosen_[images];
-  if (!chosen) {
+  EngineSlot& slot = engines_[images];
+  if (!slot.chosen) {
     engine->ChooseAlgorithms(limit_);
-    chosen = true;
+    slot.chosen = true;
   }
   return engine;
 }
@@ -69,7 +69,7 @@ CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Chosen(int images) {
 template <typename Dtype>
 bool CudnnConvBatch<Dtype>::ChooseAlgorithms(size_t workspace_limit) {
   limit_ = workspace_limit;
-  chosen_.clear();
+  for (auto& entry : engines_) entry.second.chosen = false;
   bool any = false;
   for (ConvDirection d : kDirections) {
     const int c = LargestFittingChunk(num_, int_chunk_, [&](int images) {
@@ -90,7 +90,6 @@ bool CudnnConvBatch<Dtype>::ChooseAlgorithms(size_t workspace_limit) {
     if (used) {
       ++it;
     } else {
-      chosen_.erase(it->first);
       it = engines_.erase(it);
     }
   }
@@ -132,7 +131,7 @@ size_t CudnnConvBatch<Dtype>::WorkspaceBytes() const {
     for (int images : {c, num_ % c}) {
       auto it = engines_.find(images);
       if (images > 0 && it != engines_.end())
-        bytes = std::max(bytes, it->second->WorkspaceBytes(d));
+        bytes = std::max(bytes, it->second.engine->WorkspaceBytes(d));
     }
   }
   return bytes;
