@@ -38,9 +38,13 @@
 //    again: the same two roundings) instead of reading the blob, one
 //    stream from memory less; the mask is the one the blob gives.
 //  * Forward runs on the device of Caffe::mode(); Backward on the CPU only
-//    (backward_on_gpu() is false: a GPU runs the members' channel sums
-//    and planes as separate launches whether fused or not, so fusing
-//    would save nothing there).
+//    (backward_on_gpu() is false).  Composed as on the CPU, a GPU would
+//    still run each member's channel sums and planes as launches of their
+//    own, which saves nothing.  What would save is fewer streams: the
+//    Scale's and BatchNorm's sums in one channel launch and one plane
+//    launch, each computing the ReLU's and the Scale's gradients of an
+//    element where it needs them (seven streams of the activation instead
+//    of twelve; docs/gpu.md, "Where the step goes"); not written yet.
 //  * The caller (Net) decides when a chain may run fused (no observer of
 //    the values between members) and runs every member's step hooks and
 //    callbacks around it.
