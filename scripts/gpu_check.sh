@@ -12,7 +12,11 @@
 #                  ...": `caffe time --gpu=0` of bench/gpu/make_nets.py's
 #                  net, its per-layer times and peak device bytes, before
 #                  the tests (a slow layer shows here first); PROFILE_FLAGS
-#                  are added to its command line (--allow_tf32, say)
+#                  are added to its command line (--allow_tf32, say);
+#                  profile_..._by_type.txt sums it by layer type
+#                  (bench/gpu/profile_by_type.py)
+#   gpu_logs.tgz   with GPU_PACK=1: all of the above packed, and only the
+#                  summaries, bench.log and the _by_type sums left beside it
 # Exit status: that of the tests.
 #
 # The packed libraries are put on the library path of LeanCaffe's own
@@ -69,6 +73,10 @@ for spec in ${GPU_PROFILE:-}; do
   echo "profile $spec: exit $?;" \
     "$(grep -E 'Average Forward-Backward|Peak GPU' "$log" | sed 's/.*\] //' \
        | tr '\n' ' ')"
+  # Per layer type, beside the log (and in this command's output).
+  python3 bench/gpu/profile_by_type.py "$log" "$proto" \
+    > "${log%.log}_by_type.txt" 2>&1
+  cat "${log%.log}_by_type.txt"
 done
 rm -rf "$PROFILE_NETS"
 status=0
@@ -96,5 +104,14 @@ cat "$OUT/tool_check.log"
 fi
 if [ "${GPU_BENCH:-1}" != 0 ] && [ -x bench/gpu/run_gpu_bench.sh ]; then
   bash bench/gpu/run_gpu_bench.sh 2>&1 | tee -a "$OUT/bench.log"
+fi
+# GPU_PACK=1: every log in one $OUT/gpu_logs.tgz, the summaries also
+# beside it, for a caller that brings back only a few files (the device
+# tool left the twenty-ninth session's profile behind).
+if [ "${GPU_PACK:-0}" != 0 ]; then
+  (cd "$OUT" && find . -type f ! -name gpu_logs.tgz | sort \
+     | tar -czf gpu_logs.tgz -T - \
+   && find . -type f ! -name gpu_logs.tgz ! -name test_gpu_summary.txt \
+        ! -name bench.log ! -name '*_by_type.txt' -delete)
 fi
 exit $status
