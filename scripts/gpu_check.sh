@@ -14,7 +14,7 @@
 #                  the tests (a slow layer shows here first); PROFILE_FLAGS
 #                  are added to its command line (--allow_tf32, say);
 #                  profile_..._by_type.txt sums it by layer type
-#                  (bench/gpu/profile_by_type.py)
+#                  (bench/layer_shares.py --by-direction)
 #   gpu_logs.tgz   with GPU_PACK=1: all of the above packed, and only the
 #                  summaries, bench.log and the _by_type sums left beside it
 # Exit status: that of the tests.
@@ -74,7 +74,7 @@ for spec in ${GPU_PROFILE:-}; do
     "$(grep -E 'Average Forward-Backward|Peak GPU' "$log" | sed 's/.*\] //' \
        | tr '\n' ' ')"
   # Per layer type, beside the log (and in this command's output).
-  python3 bench/gpu/profile_by_type.py "$log" "$proto" \
+  python3 bench/layer_shares.py "$proto" "$log" --by-direction \
     > "${log%.log}_by_type.txt" 2>&1
   cat "${log%.log}_by_type.txt"
 done

@@ -1,6 +1,6 @@
-"""bench/gpu/profile_by_type.py sums a `caffe time` log by layer type;
-scripts/gpu_check.sh prints it after each GPU profile, and docs/gpu.md
-quotes those sums.  The tool's own log of a CPU run stands in for the GPU
+"""bench/layer_shares.py --by-direction sums a `caffe time` log by layer
+type and direction; scripts/gpu_check.sh prints it after each GPU
+profile, and docs/gpu.md quotes those sums.  The tool's own log of a CPU run stands in for the GPU
 one here (the same lines, from the same code).  Times are not asserted,
 only that every layer's time lands under its type once."""
 import os
@@ -13,13 +13,14 @@ from pycaffe_testutil import run_tool
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 MAKE_NETS = os.path.join(ROOT, 'bench', 'gpu', 'make_nets.py')
-BY_TYPE = os.path.join(ROOT, 'bench', 'gpu', 'profile_by_type.py')
+SHARES = os.path.join(ROOT, 'bench', 'layer_shares.py')
 LAYER_LINE = re.compile(r'\]\s+(\S+)\t(forward|backward): ([0-9.eE+-]+) ms')
 SUM_LINE = re.compile(r'^(\S+)\s+(forward|backward)\s+([0-9.]+) ms$')
 
 
 def by_type(log, proto):
-    return subprocess.run([sys.executable, BY_TYPE, log, proto],
+    return subprocess.run([sys.executable, SHARES, proto, log,
+                           '--by-direction'],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=60)
 
