@@ -5,6 +5,7 @@
     bench/layer_shares.py NET.prototxt CAFFE_TIME.log --by-direction
 
 Reads the per-layer "forward: X ms." / "backward: X ms." lines of the log
+(and "recompute: X ms.", a layer's reruns under recomputation)
 and the layer types from the prototxt (the Split layers the net inserts
 where a blob feeds several layers, BLOB_LAYER_I_split, count as "Split";
 any other name the prototxt lacks is an error, exit status 1).  Without
@@ -49,8 +50,9 @@ def main(argv):
     per_direction = collections.Counter()
     unknown = set()
     log = open(args.log).read()
-    for m in re.finditer(r'\]\s+(\S+)\s+(forward|backward): ([0-9.eE+-]+) ms',
-                         log):
+    for m in re.finditer(
+            r'\]\s+(\S+)\s+(forward|backward|recompute): ([0-9.eE+-]+) ms',
+            log):
         name, direction, ms = m.group(1), m.group(2), float(m.group(3))
         kind = types.get(name)
         if kind is None and re.match(r'.+_\d+_split$', name):

@@ -1,8 +1,9 @@
 """bench/layer_shares.py --by-direction sums a `caffe time` log by layer
-type and direction; scripts/gpu_check.sh prints it after each GPU
-profile, and docs/gpu.md quotes those sums.  The tool's own log of a CPU run stands in for the GPU
-one here (the same lines, from the same code).  Times are not asserted,
-only that every layer's time lands under its type once."""
+type and direction (forward, backward, and the reruns of recomputation);
+scripts/gpu_check.sh prints it after each GPU profile, and docs/gpu.md
+quotes those sums.  The tool's own log of a CPU run stands in for the
+GPU one here (the same lines, from the same code).  Times are not
+asserted, only that every layer's time lands under its type once."""
 import os
 import re
 import subprocess
@@ -14,8 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 MAKE_NETS = os.path.join(ROOT, 'bench', 'gpu', 'make_nets.py')
 SHARES = os.path.join(ROOT, 'bench', 'layer_shares.py')
-LAYER_LINE = re.compile(r'\]\s+(\S+)\t(forward|backward): ([0-9.eE+-]+) ms')
-SUM_LINE = re.compile(r'^(\S+)\s+(forward|backward)\s+([0-9.]+) ms$')
+LAYER_LINE = re.compile(
+    r'\]\s+(\S+)\t(forward|backward|recompute): ([0-9.eE+-]+) ms')
+SUM_LINE = re.compile(
+    r'^(\S+)\s+(forward|backward|recompute)\s+([0-9.]+) ms$')
 
 
 def by_type(log, proto):
@@ -66,6 +69,28 @@ def test_profile_sums_every_layer_of_resnet50_under_its_type(tmp_path):
     p = by_type(log, proto)
     assert p.returncode == 1
     assert 'no_such_layer' in p.stderr
+
+
+def test_profile_counts_the_reruns_of_recomputation(tmp_path):
+    proto = subprocess.run(
+        [sys.executable, MAKE_NETS, str(tmp_path), 'resnet50:1:cheap'],
+        stdout=subprocess.PIPE, universal_newlines=True, check=True,
+        timeout=60).stdout.strip()
+    rc, out = run_tool(['time', '--model=' + proto, '--iterations=1'],
+                       tmp_path)
+    assert rc == 0, out
+    reruns = [float(m.group(1)) for m in
+              re.finditer(r'\trecompute: ([0-9.eE+-]+) ms', out)]
+    assert reruns, out  # CHEAP reruns BatchNorm, pooling, Eltwise
+    log = os.path.join(str(tmp_path), 'time.log')
+    with open(log, 'w') as f:
+        f.write(out)
+    p = by_type(log, proto)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rerun_sum = sum(float(m.group(3)) for m in map(SUM_LINE.match,
+                                                   p.stdout.splitlines())
+                    if m and m.group(2) == 'recompute')
+    assert abs(rerun_sum - sum(reruns)) < 0.01 * len(reruns) + 0.01, p.stdout
 
 
 def test_profile_without_per_layer_lines_is_an_error(tmp_path):
