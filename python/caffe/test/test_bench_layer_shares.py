@@ -28,9 +28,11 @@ def by_type(log, proto):
                           universal_newlines=True, timeout=60)
 
 
-def test_profile_sums_every_layer_of_resnet50_under_its_type(tmp_path):
+def profile(tmp_path, spec):
+    """`caffe time` of bench/gpu/make_nets.py's net SPEC on the CPU:
+    (prototxt, log file, log text)."""
     proto = subprocess.run(
-        [sys.executable, MAKE_NETS, str(tmp_path), 'resnet50:1:mem'],
+        [sys.executable, MAKE_NETS, str(tmp_path), spec],
         stdout=subprocess.PIPE, universal_newlines=True, check=True,
         timeout=60).stdout.strip()
     rc, out = run_tool(['time', '--model=' + proto, '--iterations=1'],
@@ -39,6 +41,11 @@ def test_profile_sums_every_layer_of_resnet50_under_its_type(tmp_path):
     log = os.path.join(str(tmp_path), 'time.log')
     with open(log, 'w') as f:
         f.write(out)
+    return proto, log, out
+
+
+def test_profile_sums_every_layer_of_resnet50_under_its_type(tmp_path):
+    proto, log, out = profile(tmp_path, 'resnet50:1:mem')
     p = by_type(log, proto)
     assert p.returncode == 0, p.stdout + p.stderr
     sums = {}
@@ -72,19 +79,10 @@ def test_profile_sums_every_layer_of_resnet50_under_its_type(tmp_path):
 
 
 def test_profile_counts_the_reruns_of_recomputation(tmp_path):
-    proto = subprocess.run(
-        [sys.executable, MAKE_NETS, str(tmp_path), 'resnet50:1:cheap'],
-        stdout=subprocess.PIPE, universal_newlines=True, check=True,
-        timeout=60).stdout.strip()
-    rc, out = run_tool(['time', '--model=' + proto, '--iterations=1'],
-                       tmp_path)
-    assert rc == 0, out
+    proto, log, out = profile(tmp_path, 'resnet50:1:cheap')
     reruns = [float(m.group(1)) for m in
               re.finditer(r'\trecompute: ([0-9.eE+-]+) ms', out)]
     assert reruns, out  # CHEAP reruns BatchNorm, pooling, Eltwise
-    log = os.path.join(str(tmp_path), 'time.log')
-    with open(log, 'w') as f:
-        f.write(out)
     p = by_type(log, proto)
     assert p.returncode == 0, p.stdout + p.stderr
     rerun_sum = sum(float(m.group(3)) for m in map(SUM_LINE.match,
