@@ -24,6 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace caffe {
@@ -69,6 +71,24 @@ inline size_t LeastEligibleWorkspace(
       least = c.workspace_bytes;
   }
   return least;
+}
+
+// For the log: every candidate in ranked order, as "algorithm: workspace
+// bytes" with what rules it out of a deterministic choice (failed,
+// nondeterministic) or marks it (TF32), e.g.
+// "1: 4096 B; 0: 0 B nondeterministic; 6: 134217728 B TF32".
+inline std::string DescribeCandidates(
+    const std::vector<ConvAlgorithmCandidate>& ranked) {
+  std::ostringstream s;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const ConvAlgorithmCandidate& c = ranked[i];
+    if (i > 0) s << "; ";
+    s << c.algo << ": " << c.workspace_bytes << " B";
+    if (!c.ok) s << " failed";
+    if (!c.deterministic) s << " nondeterministic";
+    if (c.tensor_core) s << " TF32";
+  }
+  return ranked.empty() ? "none offered" : s.str();
 }
 
 // The three directions of a convolution, each with its own algorithm.

@@ -15,7 +15,8 @@
 //    (TF32) math only if TF32 was allowed when the engine was made;
 //    otherwise GPU results stay within the stated tolerance of the CPU's.
 //    Has(direction) says whether that direction got one; Why(direction)
-//    says, for the log, why not.  A direction without one must not run.
+//    says, for the log, why not, and Ranking(direction) lists what cuDNN
+//    offered.  A direction without one must not run.
 //  * Forward writes y; BackwardData writes dx; BackwardFilter adds into dw
 //    (parameter diffs accumulate, as everywhere in Caffe).  `workspace`
 //    holds at least WorkspaceBytes().  Biases are the layer's business.
@@ -60,6 +61,10 @@ class CudnnConv {
   // The largest of the three.
   size_t WorkspaceBytes() const;
   std::string Why(ConvDirection d) const;
+  // cuDNN's ranking in direction d, every candidate (DescribeCandidates).
+  const std::string& Ranking(ConvDirection d) const {
+    return ranking_[Index(d)];
+  }
 
   void Forward(const Dtype* x, const Dtype* w, Dtype* y, void* workspace);
   void BackwardData(const Dtype* w, const Dtype* dy, Dtype* dx,
@@ -88,6 +93,7 @@ class CudnnConv {
   // Per direction, the least workspace of any deterministic algorithm the
   // ranking offered, or SIZE_MAX when it offered none: what Why() reports.
   size_t least_deterministic_[kConvDirections] = {0, 0, 0};
+  std::string ranking_[kConvDirections];
   size_t limit_ = 0;
 };
 

@@ -57,6 +57,10 @@ class CudnnConvBatch {
   bool WholeBatchEverywhere() const;
   // For the log: each direction's images per call, or why it has none.
   std::string Describe() const;
+  // For the log: what cuDNN offered for the largest call (int_chunk()
+  // images, the whole batch where it fits) in each direction that does
+  // not run it, one line each; empty when every direction does.
+  std::string DescribeRankings() const;
   size_t WorkspaceBytes() const;
   int int_chunk() const { return int_chunk_; }
   // The engine for calls of `images` images (made on first use).
@@ -81,6 +85,9 @@ class CudnnConvBatch {
   size_t limit_ = 0;
   int chunk_[kConvDirections] = {0, 0, 0};
   std::string why_[kConvDirections];  // for a direction without cuDNN
+  // cuDNN's ranking for int_chunk() images, for a direction that runs
+  // fewer per call (DescribeRankings).
+  std::string largest_ranking_[kConvDirections];
   // One engine per number of images per call, and whether its algorithms
   // were chosen under limit_.
   struct EngineSlot {

@@ -186,6 +186,11 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
               << this->workspace_limit()
               << " bytes, mem_param.workspace_limit_mb): "
               << engine->Describe();
+    // What cuDNN offered for the largest call there, to judge chunks by.
+    const std::string rankings = engine->DescribeRankings();
+    if (!rankings.empty())
+      LOG(INFO) << "Convolution layer " << this->layer_param_.name()
+                << ": " << rankings;
   }
   return cudnn_ != nullptr;
 }

@@ -89,6 +89,18 @@ TEST(ConvAlgorithmTest, LeastEligibleWorkspaceFollowsTheSameRule) {
   EXPECT_EQ(SIZE_MAX, LeastEligibleWorkspace({}, false, true));
 }
 
+// The log's list of what cuDNN offered: every candidate in ranked order
+// with what rules it out or marks it.
+TEST(ConvAlgorithmTest, DescribeCandidatesListsEveryCandidateInOrder) {
+  std::vector<ConvAlgorithmCandidate> ranked = {
+      Candidate(6, 134217728), Candidate(0, 0, false),
+      Candidate(2, 64, true, false)};
+  ranked[0].tensor_core = true;
+  EXPECT_EQ("6: 134217728 B TF32; 0: 0 B nondeterministic; 2: 64 B failed",
+            DescribeCandidates(ranked));
+  EXPECT_EQ("none offered", DescribeCandidates({}));
+}
+
 // A direction whose workspace grows with the images per call: the largest
 // halving of the batch that fits, the shorter last call checked too.
 TEST(ConvAlgorithmTest, LargestFittingChunkHalvesUntilTheWorkspaceFits) {

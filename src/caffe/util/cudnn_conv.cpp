@@ -194,6 +194,7 @@ bool CudnnConv<Dtype>::ChooseAlgorithms(size_t limit) {
     workspace_[d] = has_[d] ? candidates[d][chosen[d]].workspace_bytes : 0;
     least_deterministic_[d] =
         LeastEligibleWorkspace(candidates[d], true, tensor_core_);
+    ranking_[d] = DescribeCandidates(candidates[d]);
   }
   const int f = chosen[0], d = chosen[1], w = chosen[2];
   if (f >= 0) {

@@ -79,6 +79,9 @@ bool CudnnConvBatch<Dtype>::ChooseAlgorithms(size_t workspace_limit) {
     any = any || c > 0;
     // The one-image engine is tried last, so it says why there is none.
     why_[static_cast<int>(d)] = c > 0 ? "" : Chosen(1)->Why(d);
+    // LargestFittingChunk asked about int_chunk_ images first.
+    largest_ranking_[static_cast<int>(d)] =
+        c == int_chunk_ ? "" : Chosen(int_chunk_)->Ranking(d);
   }
   // Engines tried and not used are dropped; those in use stay chosen.
   for (auto it = engines_.begin(); it != engines_.end();) {
@@ -118,6 +121,19 @@ std::string CudnnConvBatch<Dtype>::Describe() const {
       s << "im2col + cuBLAS (one image: " << why_[static_cast<int>(d)]
         << ")";
     }
+  }
+  return s.str();
+}
+
+template <typename Dtype>
+std::string CudnnConvBatch<Dtype>::DescribeRankings() const {
+  std::ostringstream s;
+  for (ConvDirection d : kDirections) {
+    const std::string& ranking = largest_ranking_[static_cast<int>(d)];
+    if (ranking.empty()) continue;
+    s << (s.tellp() > 0 ? "\n" : "") << ConvDirectionName(d) << ", "
+      << int_chunk_ << " images, cuDNN offered (algorithm: workspace): "
+      << ranking;
   }
   return s.str();
 }

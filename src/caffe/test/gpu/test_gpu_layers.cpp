@@ -566,6 +566,11 @@ TEST(GpuConvChunkTest, ChoicesStayWithinTheLimitAndRepeat) {
                 << s.width << " -> " << s.out_channels << ", kernel "
                 << s.kernel_h << ", stride " << s.stride_h << ", limit "
                 << limit << ": " << a.Describe() << "\n";
+      // What cuDNN offered for the whole batch, for each direction that
+      // runs less of it (these batches fit int: the whole is the largest).
+      const std::string rankings = a.DescribeRankings();
+      if (!rankings.empty()) std::cout << "  " << rankings << "\n";
+      EXPECT_EQ(rankings.empty(), a.WholeBatchEverywhere());
       EXPECT_LE(a.WorkspaceBytes(), limit);
       for (ConvDirection d : directions) {
         EXPECT_LE(a.chunk(d), s.num);
