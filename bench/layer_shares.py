@@ -46,7 +46,6 @@ def main(argv):
     ap.add_argument("--by-direction", action="store_true")
     args = ap.parse_args(argv)
     types = layer_types(args.prototxt)
-    per_type = collections.Counter()
     per_direction = collections.Counter()
     unknown = set()
     log = open(args.log).read()
@@ -60,12 +59,14 @@ def main(argv):
         if kind is None:
             unknown.add(name)
             continue
-        per_type[kind] += ms
         per_direction[(kind, direction)] += ms
     if unknown:
         sys.stderr.write("%s: layers not in %s: %s\n" %
                          (args.log, args.prototxt, " ".join(sorted(unknown))))
         return 1
+    per_type = collections.Counter()
+    for (kind, _), ms in per_direction.items():
+        per_type[kind] += ms
     total = sum(per_type.values())
     if not per_type:
         sys.stderr.write("%s: no per-layer times\n" % args.log)

@@ -64,7 +64,9 @@ class CudnnConvBatch {
   size_t WorkspaceBytes() const;
   int int_chunk() const { return int_chunk_; }
   // The engine for calls of `images` images (made on first use).
-  const CudnnConv<Dtype>& EngineFor(int images) { return *Engine(images); }
+  const CudnnConv<Dtype>& EngineFor(int images) {
+    return *Slot(images).engine;
+  }
 
   void Forward(const Dtype* x, const Dtype* w, Dtype* y, void* workspace);
   void BackwardData(const Dtype* w, const Dtype* dy, Dtype* dx,
@@ -73,7 +75,14 @@ class CudnnConvBatch {
                       void* workspace);
 
  private:
-  CudnnConv<Dtype>* Engine(int images);
+  // One engine per number of images per call, and whether its algorithms
+  // were chosen under limit_.
+  struct EngineSlot {
+    std::unique_ptr<CudnnConv<Dtype> > engine;
+    bool chosen = false;
+  };
+  // The slot for calls of `images` images, its engine made on first use.
+  EngineSlot& Slot(int images);
   // The engine with algorithms chosen under limit_ (chosen on first use).
   CudnnConv<Dtype>* Chosen(int images);
   // The engine of the call starting at image `first` in direction d.
@@ -88,13 +97,7 @@ class CudnnConvBatch {
   // cuDNN's ranking for int_chunk() images, for a direction that runs
   // fewer per call (DescribeRankings).
   std::string largest_ranking_[kConvDirections];
-  // One engine per number of images per call, and whether its algorithms
-  // were chosen under limit_.
-  struct EngineSlot {
-    std::unique_ptr<CudnnConv<Dtype> > engine;
-    bool chosen = false;
-  };
-  std::map<int, EngineSlot> engines_;
+  std::map<int, EngineSlot> engines_;  // by images per call
 };
 
 }  // namespace caffe

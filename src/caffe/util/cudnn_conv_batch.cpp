@@ -42,7 +42,8 @@ CudnnConvBatch<Dtype>::CudnnConvBatch(const CudnnConvShape& batch)
 }
 
 template <typename Dtype>
-CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Engine(int images) {
+typename CudnnConvBatch<Dtype>::EngineSlot& CudnnConvBatch<Dtype>::Slot(
+    int images) {
   CAFFE_INTERNAL_CHECK(images >= 1 && images <= int_chunk_)
       << "a cuDNN call of " << images << " images (at most " << int_chunk_
       << ")";
@@ -52,18 +53,17 @@ CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Engine(int images) {
     s.num = images;
     slot.engine.reset(new CudnnConv<Dtype>(s));
   }
-  return slot.engine.get();
+  return slot;
 }
 
 template <typename Dtype>
 CudnnConv<Dtype>* CudnnConvBatch<Dtype>::Chosen(int images) {
-  CudnnConv<Dtype>* engine = Engine(images);
-  EngineSlot& slot = engines_[images];
+  EngineSlot& slot = Slot(images);
   if (!slot.chosen) {
-    engine->ChooseAlgorithms(limit_);
+    slot.engine->ChooseAlgorithms(limit_);
     slot.chosen = true;
   }
-  return engine;
+  return slot.engine.get();
 }
 
 template <typename Dtype>
