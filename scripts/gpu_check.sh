@@ -47,6 +47,11 @@ export CAFFE_SOURCE_DIR="$PWD"
   echo "LeanCaffe's library path: $LEANCAFFE_LD"
   $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -E "not found|cud|cublas|nccl" || true
   $LEANCAFFE_RUN .gpu/bin/caffe device_query 2>&1
+  # Whether pycaffe could be built there for its Python (pycaffe and
+  # matcaffe are not in the bundle: built here for Debian's Python 3.11).
+  echo "python: $("$PY" --version 2>&1), headers: $("$PY" -c 'import sysconfig, os; p = sysconfig.get_paths()["include"]; print(p, os.path.exists(os.path.join(p, "Python.h")))' 2>&1)"
+  echo "numpy: $("$PY" -c 'import numpy; print(numpy.__version__, numpy.get_include())' 2>&1)"
+  echo "c++: $(command -v g++ c++ 2>&1 | tr '\n' ' ') octave: $(command -v octave 2>&1)"
 } > "$OUT/env.txt" 2>&1
 if $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -q "not found"; then
   echo "gpu_check: libraries not found (see $OUT/env.txt)"

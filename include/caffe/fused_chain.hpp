@@ -1,6 +1,7 @@
 // fused_chain.hpp: an in-place chain of BatchNorm, Scale and ReLU layers
-// run as one pass over memory per direction on the CPU, and forward as
-// one pass after BatchNorm's statistics on a GPU.
+// run as one pass over memory per direction on the CPU, and on a GPU as
+// one pass after BatchNorm's statistics forward and one after the chain's
+// sums backward.
 //
 // ResNet-style nets follow most convolutions with BatchNorm -> Scale ->
 // ReLU, all in place on the convolution's output.  Run one by one, each
@@ -32,19 +33,17 @@
 //    plane after BatchNorm's statistics: fused_chain_forward.hpp); only
 //    the interleaving of channels and members changes, and a channel's
 //    values depend on that channel alone.  Backward assumes every
-//    member propagates down (the caller checks).  Its ReLU step takes the
-//    ReLU's input from the chain's kept copy (BatchNorm's normalized
+//    member propagates down (the caller checks).  By channel, its ReLU
+//    step takes the ReLU's input from the chain's kept copy (BatchNorm's normalized
 //    output or Scale's copy of its input, through the Scale's affine step
 //    again: the same two roundings) instead of reading the blob, one
 //    stream from memory less; the mask is the one the blob gives.
-//  * Forward runs on the device of Caffe::mode(); Backward on the CPU only
-//    (backward_on_gpu() is false).  Composed as on the CPU, a GPU would
-//    still run each member's channel sums and planes as launches of their
-//    own, which saves nothing.  What would save is fewer streams: the
-//    Scale's and BatchNorm's sums in one channel launch and one plane
-//    launch, each computing the ReLU's and the Scale's gradients of an
-//    element where it needs them (seven streams of the activation instead
-//    of twelve; docs/gpu.md, "Where the step goes"); not written yet.
+//  * Forward and Backward run on the device of Caffe::mode().  On a GPU,
+//    and on the CPU for planes shorter than kMinChannelRun, Backward runs
+//    by plane (fused_chain_backward.hpp): the Scale's and BatchNorm's
+//    four sums in one channel launch, then one plane launch, seven
+//    streams of the activation instead of the layers' twelve; there the
+//    ReLU's mask comes from the blob, not from the copy.
 //  * The caller (Net) decides when a chain may run fused (no observer of
 //    the values between members) and runs every member's step hooks and
 //    callbacks around it.
@@ -80,15 +79,17 @@ class FusedChain : public FusedSteps<Dtype> {
   bool Fits(bool reshape) override;
   void Forward() override;
   void Backward() override;
-  bool backward_on_gpu() const override { return false; }
 
  private:
   FusedChain() {}
   Dtype ReLUSlope() const;
   template <typename Launch>
   void ForwardWith(const Launch& launch);
+  template <typename Launch>
+  void BackwardByPlane(const Launch& launch);
 #ifdef USE_CUDA
-  void ForwardGpu();  // ForwardWith(GpuLaunch()), in fused_chain.cu
+  void ForwardGpu();   // ForwardWith(GpuLaunch()), in fused_chain.cu
+  void BackwardGpu();  // BackwardByPlane(GpuLaunch()), in fused_chain.cu
 #endif
   // The ReLU's element body over the chain's planes, run when `on`.
   template <typename Body>

@@ -17,9 +17,8 @@
 //  * Forward() and Backward() leave every blob, kept copy and parameter
 //    gradient with the bits the members' own Forward and Backward, run in
 //    order, leave.  Backward assumes every member propagates down to
-//    every bottom (the caller checks).  In GPU mode Forward always runs
-//    on the GPU; Backward only where backward_on_gpu() says so (the
-//    caller runs the members one by one otherwise).
+//    every bottom (the caller checks).  Both run on the device of
+//    Caffe::mode().
 //  * The caller (Net) decides when they may run fused and runs every
 //    member's step hooks and callbacks around them.
 #ifndef CAFFE_FUSED_STEPS_HPP_
@@ -37,8 +36,6 @@ class FusedSteps {
   virtual bool Fits(bool reshape) = 0;
   virtual void Forward() = 0;
   virtual void Backward() = 0;
-  // Whether Backward runs in GPU mode; Forward always does.
-  virtual bool backward_on_gpu() const = 0;
 
  protected:
   int first_ = 0, last_ = 0;

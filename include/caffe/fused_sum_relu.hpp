@@ -48,7 +48,6 @@ class FusedSumReLU : public FusedSteps<Dtype> {
   bool Fits(bool reshape) override;
   void Forward() override;
   void Backward() override;
-  bool backward_on_gpu() const override { return true; }
 
  private:
   FusedSumReLU() {}

@@ -161,8 +161,7 @@ class Net {
   // runs (two or three of them, fused_chain.hpp) and an Eltwise SUM of two
   // bottoms with a ReLU in place on its top (fused_sum_relu.hpp) compute
   // as one pass per direction, bit-identical to running the layers one
-  // by one on the same device.  On by default; in GPU mode a BatchNorm
-  // chain's backward runs layer by layer (FusedSteps::backward_on_gpu).
+  // by one on the same device.  On by default, on both devices.
   // A chain runs layer by layer anyway with debug_info, while
   // a step hook other than the memory plan's watches (the non-finite
   // scan), while forward callbacks are set (for forward), when only part
@@ -172,6 +171,8 @@ class Net {
   // members sees the chain's result (data-parallel reduction reads only
   // parameter gradients, which are final then).  Timing: the whole chain's
   // time is the first member's (forward) or last member's (backward).
+  // A net starts with fusion on unless the environment has
+  // LEANCAFFE_FUSE_CHAINS=0.
   void set_fuse_chains(bool value) { fuse_chains_ = value; }
   bool fuse_chains() const { return fuse_chains_; }
   // The layer whose time includes layer_id's when it runs fused (the
@@ -334,10 +335,8 @@ class Net {
   void AfterMemberBackward(int k);
   bool OnlyPlanWatches() const;
   // Fusion is on and nothing watches the members one by one (no
-  // debug_info, no step hook but the plan's); for a backward, the chain
-  // also runs its backward on the current device.
+  // debug_info, no step hook but the plan's), forward and backward alike.
   bool MayFuse() const;
-  bool MayFuseBackward(const FusedSteps<Dtype>& chain) const;
   // The blobs of this net's layer named like a source layer of trained
   // weights, or null (logged: the source layer is ignored).
   vector<shared_ptr<Blob<Dtype> > >* TargetBlobs(

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "fused_chain_backward.hpp"
 #include "fused_chain_forward.hpp"
 
 namespace caffe {
@@ -143,6 +144,11 @@ const Blob<Dtype>* FusedChain<Dtype>::ReLUInputCopy() const {
 
 template <typename Dtype>
 void FusedChain<Dtype>::Backward() {
+#ifdef USE_CUDA
+  if (Caffe::mode() == Caffe::GPU) return BackwardGpu();
+#endif
+  if (!RunsByChannel(false, inner_)) return BackwardByPlane(CpuLaunch());
+  // By channel: each member's stage on a channel while it is in cache.
   const CpuLaunch launch;
   const vector<Blob<Dtype>*>& v = blob_;
   const vector<bool> down(1, true);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <exception>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "caffe/fused_chain.hpp"
 #include "caffe/fused_sum_relu.hpp"
@@ -20,6 +22,15 @@
 namespace caffe {
 
 namespace {
+
+// Fused steps are on unless LEANCAFFE_FUSE_CHAINS=0 says otherwise: a way
+// to run every layer on its own in any front end (`caffe train`, pycaffe,
+// matcaffe), to compare, or to step around a fused step that misbehaves
+// on a device it has not run on.
+bool FuseChainsByDefault() {
+  const char* env = std::getenv("LEANCAFFE_FUSE_CHAINS");
+  return !(env && std::string(env) == "0");
+}
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   Caffe::Synchronize();  // time GPU work, not its launch
@@ -101,6 +112,7 @@ string Net<Dtype>::LayerContext(int layer_id) const {
 template <typename Dtype>
 void Net<Dtype>::Init(const NetParameter& in_param) {
   phase_ = in_param.state().phase();
+  fuse_chains_ = FuseChainsByDefault();
   NetParameter filtered_param;
   FilterNet(in_param, &filtered_param);
   {
@@ -884,12 +896,6 @@ bool Net<Dtype>::MayFuse() const {
 }
 
 template <typename Dtype>
-bool Net<Dtype>::MayFuseBackward(const FusedSteps<Dtype>& chain) const {
-  return MayFuse() &&
-         (Caffe::mode() == Caffe::CPU || chain.backward_on_gpu());
-}
-
-template <typename Dtype>
 FusedSteps<Dtype>* Net<Dtype>::FusedForwardAt(int i, int end) {
   FusedSteps<Dtype>* chain = chain_from_.empty() ? nullptr
                                                  : chain_from_[i].get();
@@ -920,7 +926,7 @@ FusedSteps<Dtype>* Net<Dtype>::FusedRecomputeAt(int i, int end, int run) {
 template <typename Dtype>
 FusedSteps<Dtype>* Net<Dtype>::FusedBackwardAt(int i, int end) {
   FusedSteps<Dtype>* chain = chain_to_.empty() ? nullptr : chain_to_[i].get();
-  if (!chain || chain->first() < end || !MayFuseBackward(*chain))
+  if (!chain || chain->first() < end || !MayFuse())
     return nullptr;
   for (int k = chain->first(); k <= chain->last(); ++k) {
     if (!layer_need_backward_[k]) return nullptr;
@@ -1000,7 +1006,7 @@ int Net<Dtype>::fused_backward_into(int layer_id) const {
   const int n = static_cast<int>(chain_to_.size());
   for (int k = layer_id; k >= 0 && k < n; ++k) {
     const FusedSteps<Dtype>* c = chain_to_[k].get();
-    if (c) return (MayFuseBackward(*c) && c->first() <= layer_id) ? k : -1;
+    if (c) return (MayFuse() && c->first() <= layer_id) ? k : -1;
   }
   return -1;
 }

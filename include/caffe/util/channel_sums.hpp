@@ -9,6 +9,11 @@
 //    lanes, whatever the thread count), and by the shape and the blocks
 //    per channel on the GPU (BlockSumsOverChannel): deterministic on
 //    each device, different in rounding between them.
+//  * Acc may be an aggregate of several sums (a struct with + and +=
+//    adding member by member, zero when value-initialized): each member
+//    then gets exactly the additions a scalar sum of its terms would, so
+//    one sweep can take sums that layers take in launches of their own
+//    (the fused BatchNorm chain's backward, fused_chain_backward.hpp).
 //  * In a GPU channel block every thread gets the total; a body writes
 //    from the lead thread only (ChannelLead(), elementwise.hpp).
 //  * ChannelBlocksByShape is the rule by which a GPU channel launch
@@ -52,7 +57,7 @@ template <typename Acc>
 struct LaneSum {
   Acc lane[kSumLanes];
   CAFFE_KERNEL LaneSum() {
-    for (int k = 0; k < kSumLanes; ++k) lane[k] = Acc(0);
+    for (int k = 0; k < kSumLanes; ++k) lane[k] = Acc{};
   }
   // Adds term(begin + j) for j in [0, len).
   template <typename Term>
@@ -207,7 +212,7 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
   const long stride = static_cast<long>(blocks) * kChannelThreads;
   const long count = static_cast<long>(outer) * inner;
   ChannelTermWalk walk(first, stride, inner);
-  Acc a = Acc(0), b = Acc(0);
+  Acc a = Acc{}, b = Acc{};
   // The loops over u have fixed bounds and unroll whole (ptxas, sm_90:
   // the float gradient means' kernel takes 128 registers, where a first
   // loop that stopped at the count's end took 168).
@@ -355,7 +360,9 @@ template <typename Dtype>
 struct ProductTerm {
   const Dtype* a;
   const Dtype* b;
-  CAFFE_KERNEL Dtype operator()(long j) const { return a[j] * b[j]; }
+  CAFFE_KERNEL Dtype operator()(long j) const {
+    return RoundedProduct(a[j], b[j]);
+  }
 };
 
 }  // namespace caffe

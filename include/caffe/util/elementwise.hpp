@@ -455,6 +455,28 @@ struct Axpby {
   }
 };
 
+// a * b rounded on its own.  nvcc contracts a multiply and an add that
+// follows into one fused multiply-add by default (host code is compiled
+// with -ffp-contract=off, so the CPU never does): a product that one body
+// stores and another adds (the layers one by one) and the same product
+// added where it is computed (a fused step) would round differently on a
+// GPU.  Bodies that must give the same bits in both forms take their
+// products from here.
+CAFFE_KERNEL inline float RoundedProduct(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+CAFFE_KERNEL inline double RoundedProduct(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 template <typename Dtype>
 struct AddOp {
   CAFFE_KERNEL Dtype operator()(Dtype a, Dtype b) const { return a + b; }

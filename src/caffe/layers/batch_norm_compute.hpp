@@ -35,7 +35,8 @@ struct DoubleProduct {
   const Dtype* a;
   const Dtype* b;
   CAFFE_KERNEL double operator()(long j) const {
-    return static_cast<double>(a[j]) * b[j];
+    return RoundedProduct(static_cast<double>(a[j]),
+                          static_cast<double>(b[j]));
   }
 };
 
@@ -115,6 +116,15 @@ struct BatchNormGradientMeans {
   }
 };
 
+// One element of BatchNorm's gradient with batch statistics; the fused
+// chain's backward (fused_chain_backward.hpp) computes it here too.
+template <typename Dtype>
+CAFFE_KERNEL inline Dtype BatchNormGradient(Dtype dy, Dtype y, Dtype mean_dy,
+                                            Dtype mean_dyy,
+                                            Dtype inverse_sd) {
+  return (dy - mean_dy - RoundedProduct(mean_dyy, y)) * inverse_sd;
+}
+
 // Plane (n, c): dx = (dy - mean_dy - mean_dyy * y) * (1 / sd), or
 // dy * (1 / sd) when the statistics are constants (no means given), the
 // reciprocal taken once per plane as in the forward.  dx may alias dy.
@@ -143,7 +153,7 @@ struct BatchNormBackward {
     Dtype mean_dy, mean_dyy, inverse_sd;
     CAFFE_KERNEL Two<Dtype> Load(long i) const { return {dy[i], y[i]}; }
     CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
-      dx[i] = (v.a - mean_dy - mean_dyy * v.b) * inverse_sd;
+      dx[i] = BatchNormGradient(v.a, v.b, mean_dy, mean_dyy, inverse_sd);
     }
   };
   CAFFE_KERNEL void operator()(long p) const {

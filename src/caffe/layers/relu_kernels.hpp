@@ -24,7 +24,7 @@ CAFFE_KERNEL inline Dtype ReLUValue(Dtype x, Dtype slope) {
 // side, as Caffe.
 template <typename Dtype>
 CAFFE_KERNEL inline Dtype ReLUGradient(Dtype x, Dtype dy, Dtype slope) {
-  return dy * ((x > 0) + slope * (x <= 0));
+  return RoundedProduct(dy, Dtype((x > 0) + slope * (x <= 0)));
 }
 
 template <typename Dtype>

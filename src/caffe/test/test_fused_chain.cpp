@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -15,70 +16,13 @@
 
 #include "caffe/caffe.hpp"
 #include "caffe/step_hook.hpp"
+#include "caffe/test/chain_nets.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/io.hpp"
 
 namespace caffe {
 namespace {
-
-// conv -> [bn, scale, relu] -> conv -> [bn, scale] -> eltwise with the
-// first branch -> relu (alone) -> [bn, relu] -> [scale, leaky relu] ->
-// conv -> [bn out of place, scale, relu] -> pooling -> ip -> loss; `side`
-// is the spatial size of the planes.
-NetParameter ChainNet(int side) {
-  const std::string s = std::to_string(side);
-  const std::string text = R"(
-name: "chains"
-layer { name: "data" type: "DummyData" top: "data" top: "label"
-  dummy_data_param {
-    shape { dim: 4 dim: 3 dim: )" + s + " dim: " + s + R"( }
-    shape { dim: 4 }
-    data_filler { type: "gaussian" std: 1 }
-    data_filler { type: "uniform" min: 0 max: 3.9 } } }
-layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1"
-  convolution_param { num_output: 6 kernel_size: 3 pad: 1
-    weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "bn1" type: "BatchNorm" bottom: "conv1" top: "conv1" }
-layer { name: "sc1" type: "Scale" bottom: "conv1" top: "conv1"
-  scale_param { bias_term: true filler { type: "uniform" min: 0.5 max: 1.5 }
-    bias_filler { type: "uniform" min: -0.2 max: 0.2 } } }
-layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
-layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2"
-  convolution_param { num_output: 6 kernel_size: 3 pad: 1
-    weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "bn2" type: "BatchNorm" bottom: "conv2" top: "conv2" }
-layer { name: "sc2" type: "Scale" bottom: "conv2" top: "conv2"
-  scale_param { bias_term: true } }
-layer { name: "add" type: "Eltwise" bottom: "conv1" bottom: "conv2"
-  top: "add" }
-layer { name: "relu2" type: "ReLU" bottom: "add" top: "add" }
-layer { name: "bn3" type: "BatchNorm" bottom: "add" top: "add" }
-layer { name: "relu3" type: "ReLU" bottom: "add" top: "add" }
-layer { name: "sc4" type: "Scale" bottom: "add" top: "add"
-  scale_param { filler { type: "uniform" min: -1 max: 1 } } }
-layer { name: "relu4" type: "ReLU" bottom: "add" top: "add"
-  relu_param { negative_slope: 0.1 } }
-layer { name: "conv3" type: "Convolution" bottom: "add" top: "conv3"
-  convolution_param { num_output: 5 kernel_size: 1
-    weight_filler { type: "gaussian" std: 0.3 } } }
-layer { name: "bn5" type: "BatchNorm" bottom: "conv3" top: "bn5" }
-layer { name: "sc5" type: "Scale" bottom: "bn5" top: "bn5"
-  scale_param { bias_term: true filler { type: "uniform" min: 0.5 max: 1.5 }
-    bias_filler { type: "uniform" min: -0.2 max: 0.2 } } }
-layer { name: "relu5" type: "ReLU" bottom: "bn5" top: "bn5" }
-layer { name: "pool" type: "Pooling" bottom: "bn5" top: "pool"
-  pooling_param { pool: AVE global_pooling: true } }
-layer { name: "ip" type: "InnerProduct" bottom: "pool" top: "ip"
-  inner_product_param { num_output: 4
-    weight_filler { type: "gaussian" std: 0.5 } } }
-layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label"
-  top: "loss" }
-)";
-  NetParameter param;
-  ReadProtoFromTextString(text, "chain net", &param);
-  return param;
-}
 
 // Every blob's data and diff and every parameter's data and diff after one
 // forward and backward pass.
@@ -155,10 +99,12 @@ TEST(FusedChainTest, OnePassIsBitIdenticalDouble) {
                  OnePass<double>(ChainNet(7), false));
 }
 
-// Planes shorter than kMinChannelRun run the forward by plane, the form a
-// GPU runs (fused_chain_forward.hpp): BatchNorm's statistics first, then
-// every member's plane bodies in one pass; 1x1 planes are the extreme.
-TEST(FusedChainTest, ByPlaneForwardIsBitIdentical) {
+// Planes shorter than kMinChannelRun run by plane, the form a GPU runs:
+// forward, BatchNorm's statistics first, then every member's plane bodies
+// in one pass (fused_chain_forward.hpp); backward, the members' four sums
+// in one channel pass, then one plane pass (fused_chain_backward.hpp).
+// 1x1 planes are the extreme.
+TEST(FusedChainTest, ByPlaneIsBitIdentical) {
   for (int side : {3, 1}) {
     ASSERT_LT(side * side, kMinChannelRun);
     ExpectSameBits(OnePass<float>(ChainNet(side), true),
@@ -168,45 +114,21 @@ TEST(FusedChainTest, ByPlaneForwardIsBitIdentical) {
   }
 }
 
-// ChainNet with one layer's text replaced, for variants of the chains.
-NetParameter ChainNetWith(int side, const std::string& from,
-                          const std::string& to) {
-  NetParameter param = ChainNet(side);
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(param, &text);
-  const size_t at = text.find(from);
-  CAFFE_CHECK(at != std::string::npos) << from;
-  text.replace(at, from.size(), to);
-  ReadProtoFromTextString(text, "chain net variant", &param);
-  return param;
-}
-
-// The fused backward recomputes the ReLU's input from the kept copy (an
-// in-place ReLU has a slope >= 0: the net refuses a negative one in place)
-// and gives the members' bits with and without the Scale's bias, with a
-// leaky slope, and where BatchNorm keeps no copy (global statistics in
-// training: the Scale then keeps its own).
-TEST(FusedChainTest, OnePassIsBitIdenticalForEveryReLUInput) {
-  const std::vector<NetParameter> variants = {
-      ChainNetWith(8, "bias_term: true", "bias_term: false"),  // sc1
-      ChainNetWith(8, "name: \"bn1\"\n  type: \"BatchNorm\"",
-                   "name: \"bn1\"\n  type: \"BatchNorm\"\n"
-                   "  batch_norm_param { use_global_stats: true }"),
-      ChainNetWith(8, "name: \"relu1\"\n  type: \"ReLU\"",
-                   "name: \"relu1\"\n  type: \"ReLU\"\n"
-                   "  relu_param { negative_slope: 0.25 }"),
-      // The fused Eltwise SUM -> ReLU with coefficients and a leaky slope.
-      ChainNetWith(8, "name: \"relu2\"\n  type: \"ReLU\"",
-                   "name: \"relu2\"\n  type: \"ReLU\"\n"
-                   "  relu_param { negative_slope: 0.125 }\n"),
-      ChainNetWith(8, "name: \"add\"\n  type: \"Eltwise\"",
-                   "name: \"add\"\n  type: \"Eltwise\"\n"
-                   "  eltwise_param { coeff: 0.5 coeff: -1.5 }"),
-  };
-  for (const NetParameter& param : variants) {
-    ExpectSameBits(OnePass<float>(param, true), OnePass<float>(param, false));
-    ExpectSameBits(OnePass<double>(param, true),
-                   OnePass<double>(param, false));
+// Each variant of the chains (chain_nets.hpp: with and without the
+// Scale's bias, global statistics in training, leaky slopes, a frozen
+// Scale, the Eltwise's coefficients) gives the members' bits, by channel
+// (8x8 planes: the backward recomputes the ReLU's input from the kept
+// copy; an in-place ReLU has a slope >= 0, the net refuses a negative one
+// in place) and by plane (3x3: the mask from the blob, the members' sums
+// in one pass).
+TEST(FusedChainTest, OnePassIsBitIdenticalForEveryVariant) {
+  for (int side : {8, 3}) {
+    for (const NetParameter& param : ChainNetVariants(side)) {
+      ExpectSameBits(OnePass<float>(param, true),
+                     OnePass<float>(param, false));
+      ExpectSameBits(OnePass<double>(param, true),
+                     OnePass<double>(param, false));
+    }
   }
 }
 
@@ -304,6 +226,26 @@ TEST(FusedChainTest, TestPhaseWithGlobalStatisticsIsBitIdentical) {
 }
 
 // The chain's time lands on one member only when it ran fused.
+// LEANCAFFE_FUSE_CHAINS=0 makes new nets run every layer on its own (in
+// any front end); any other value, or none, leaves fusion on.
+TEST(FusedChainTest, TheEnvironmentCanTurnFusionOff) {
+  const char* before = std::getenv("LEANCAFFE_FUSE_CHAINS");
+  const std::string saved = before ? before : "";
+  setenv("LEANCAFFE_FUSE_CHAINS", "0", 1);
+  Net<float> off(ChainNet(8));
+  setenv("LEANCAFFE_FUSE_CHAINS", "1", 1);
+  Net<float> on(ChainNet(8));
+  unsetenv("LEANCAFFE_FUSE_CHAINS");
+  Net<float> unset(ChainNet(8));
+  if (before) setenv("LEANCAFFE_FUSE_CHAINS", saved.c_str(), 1);
+  EXPECT_FALSE(off.fuse_chains());
+  EXPECT_EQ(-1, off.fused_forward_into(LayerIndex(off, "sc1")));
+  EXPECT_TRUE(on.fuse_chains());
+  EXPECT_TRUE(unset.fuse_chains());
+  EXPECT_EQ(LayerIndex(unset, "bn1"),
+            unset.fused_forward_into(LayerIndex(unset, "sc1")));
+}
+
 TEST(FusedChainTest, RunsFusedOnlyWhereItMay) {
   auto scale_ran_alone = [](Net<float>* net) {
     net->set_layer_timing(true);

@@ -115,5 +115,50 @@ TEST(LaneSumTest, ChannelSumsFollowTheLaneOrderOnEveryVectorCopy) {
   }
 }
 
+// A sum of an aggregate (channel_sums.hpp's contract): two sums of
+// different types taken in one sweep, as the fused chain's backward takes
+// the Scale's (float) and BatchNorm's (double) sums.
+struct FloatAndDouble {
+  float f;
+  double d;
+  FloatAndDouble& operator+=(const FloatAndDouble& o) {
+    f += o.f;
+    d += o.d;
+    return *this;
+  }
+  FloatAndDouble operator+(const FloatAndDouble& o) const {
+    return {f + o.f, d + o.d};
+  }
+};
+
+TEST(LaneSumTest, AnAggregateSumsEachMemberAsAScalarSumWould) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mantissa(-1.f, 1.f);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  const int outer = 3, channels = 4;
+  for (int inner : {1, 9, 17, 49}) {
+    const int count = outer * channels * inner;
+    std::vector<float> a(count), b(count);
+    for (int i = 0; i < count; ++i) {
+      a[i] = std::ldexp(mantissa(rng), exponent(rng));
+      b[i] = std::ldexp(mantissa(rng), exponent(rng));
+    }
+    auto float_term = [&](long j) { return a[j] * b[j]; };
+    auto double_term = [&](long j) { return static_cast<double>(b[j]); };
+    for (int d = 0; d < channels; ++d) {
+      const FloatAndDouble both = SumOverChannel<FloatAndDouble>(
+          d, outer, channels, inner, [&](long j) {
+            return FloatAndDouble{float_term(j), double_term(j)};
+          });
+      const float want_f =
+          SumOverChannel<float>(d, outer, channels, inner, float_term);
+      const double want_d =
+          SumOverChannel<double>(d, outer, channels, inner, double_term);
+      EXPECT_EQ(want_f, both.f) << "inner " << inner << " channel " << d;
+      EXPECT_EQ(want_d, both.d) << "inner " << inner << " channel " << d;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace caffe

@@ -5,7 +5,8 @@
 //  * mem_param and recomputation are bit-identical to unoptimized training
 //    on the GPU (the same promise as on the CPU; cuBLAS and our kernels
 //    are deterministic for a given size, no atomics), and so are fused
-//    steps to the layers run one by one.
+//    steps to the layers run one by one (every model, and the fused
+//    steps' own net in every variant).
 //  * GPU training follows CPU training: losses within 1e-3 relative and
 //    weights within 1e-4 of max(1, |w|) after a few SGD steps (float sums
 //    in a different order; a wrong kernel is orders of magnitude off), or
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "caffe/caffe.hpp"
+#include "caffe/test/chain_nets.hpp"
 #include "caffe/test/gpu_test_util.hpp"
 #include "caffe/test/mem_layer_nets.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
@@ -199,6 +201,33 @@ INSTANTIATE_TEST_SUITE_P(Models, GpuZooTest, ::testing::ValuesIn(ZooModels()),
                          [](const ::testing::TestParamInfo<ZooModel>& info) {
                            return info.param.name;
                          });
+
+// The fused steps' own net (chain_nets.hpp) and its variants, fused
+// against layer by layer on the GPU, forward and backward: planes of 1x1
+// and 3x3 (one element or a few per lane), 8x8, and 64x64, where each
+// channel's 16,384 terms are shared by a cluster of blocks on sm_90 (the
+// fused backward's one channel launch must split them as the layers' own
+// launches do to give their bits).
+TEST(GpuFusedStepsTest, ChainsAreBitIdenticalToTheLayersOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  for (int side : {1, 3, 8, 64}) {
+    std::vector<NetParameter> nets = ChainNetVariants(side);
+    nets.push_back(ChainNet(side));
+    for (size_t v = 0; v < nets.size(); ++v) {
+      NetParameter net = nets[v];
+      net.mutable_state()->set_phase(TRAIN);
+      const std::string what = "chain net, side " + std::to_string(side) +
+                               ", variant " + std::to_string(v);
+      const Trajectory fused = TrainIn(Caffe::GPU, net, nullptr, 3);
+      for (float l : fused.losses) ASSERT_TRUE(std::isfinite(l)) << what;
+      ExpectBitIdentical(
+          fused,
+          TrainIn(Caffe::GPU, net, nullptr, 3,
+                  [](Net<float>* n) { n->set_fuse_chains(false); }),
+          what);
+    }
+  }
+}
 
 TEST(GpuLayerNetsTest, EveryOtherLayerTypeTrainsOnTheGpuAsOnTheCpu) {
   SKIP_WITHOUT_GPU();

@@ -1,0 +1,245 @@
+// fused_chain_backward.hpp: FusedChain's backward by plane, written once
+// over a launch policy (util/elementwise.hpp): fused_chain.cpp runs it
+// with CpuLaunch for planes shorter than kMinChannelRun, fused_chain.cu
+// with GpuLaunch for every chain on a GPU.
+//
+// Layer by layer, an in-place BatchNorm -> Scale -> ReLU chain's backward
+// streams the activation twelve times: the ReLU reads y and dy and writes
+// its gradient g; the Scale's sums read g and its input x, its planes
+// read g and write g * s; BatchNorm's sums read that and its normalized
+// output, its planes read both and write dx.  Here it takes seven:
+//  * one channel launch (ChainBackwardSums) reads dy, y and the kept
+//    copies once and takes all four sums -- the Scale's two parameter
+//    gradients and BatchNorm's two gradient means -- computing g and
+//    g * s of each element where it needs them;
+//  * one plane launch (ChainBackwardPlanes) reads dy, y and BatchNorm's
+//    copy again and writes dx.
+// The bits are the layers': every sum adds the same terms in the same
+// order (a sum of ChainSums adds member by member, util/channel_sums.hpp,
+// in the blocks per channel the layers' launches get, which depend on the
+// shape alone), every element's products round on their own
+// (RoundedProduct) as the layers' stored ones do, and the ReLU's mask
+// comes from its output in the blob: on a GPU the forward's Scale and
+// bias may have been contracted into one multiply-add, so an input
+// recomputed from the copy might differ from the one the ReLU saw.
+// Which sums run, and the pointers, come from the members' own
+// BackwardStage, so this file decides nothing a layer decides.
+#ifndef CAFFE_FUSED_CHAIN_BACKWARD_HPP_
+#define CAFFE_FUSED_CHAIN_BACKWARD_HPP_
+
+#include <vector>
+
+#include "caffe/fused_chain.hpp"
+#include "caffe/layers/relu_layer.hpp"
+#include "caffe/util/channel_sums.hpp"
+#include "caffe/util/device_math.hpp"
+#include "caffe/util/elementwise.hpp"
+#include "layers/batch_norm_compute.hpp"
+#include "layers/relu_kernels.hpp"
+#include "layers/scale_compute.hpp"
+
+namespace caffe {
+
+// The chain's four sums over a channel, in the accumulators the layers
+// use: the Scale's in Dtype, BatchNorm's in double.
+template <typename Dtype>
+struct ChainSums {
+  Dtype bias;        // the Scale's bias gradient: the sum of g
+  Dtype scale;       // the Scale's scale gradient: the sum of g * x
+  double mean_dy;    // BatchNorm's: the sum of g * s
+  double mean_dyy;   // BatchNorm's: the sum of g * s * y
+  CAFFE_KERNEL ChainSums& operator+=(const ChainSums& o) {
+    bias += o.bias;
+    scale += o.scale;
+    mean_dy += o.mean_dy;
+    mean_dyy += o.mean_dyy;
+    return *this;
+  }
+  CAFFE_KERNEL ChainSums operator+(const ChainSums& o) const {
+    ChainSums sum = *this;
+    sum += o;
+    return sum;
+  }
+};
+
+// An element's gradient below the ReLU (g) and below the Scale (g * s).
+template <typename Dtype>
+struct ChainGradient {
+  const Dtype* relu_y;  // the ReLU's output; null: no ReLU
+  const Dtype* scale;   // the Scale's learned scale; null: no Scale
+  Dtype slope;
+  CAFFE_KERNEL Dtype BelowReLU(Dtype dy, Dtype y) const {
+    return relu_y ? ReLUGradient(y, dy, slope) : dy;
+  }
+  CAFFE_KERNEL Dtype BelowScale(Dtype g, Dtype s) const {
+    return scale ? RoundedProduct(g, s) : g;
+  }
+};
+
+// Channel c: the Scale's parameter gradients (accumulated, as its layer
+// does) and BatchNorm's gradient means, each only where its layer takes
+// it (a null destination is skipped).
+template <typename Dtype>
+struct ChainBackwardSums {
+  const Dtype* dy;
+  ChainGradient<Dtype> gradient;
+  const Dtype* scale_x;  // the Scale's input (its copy); null: no sum
+  const Dtype* bn_y;     // BatchNorm's normalized output; null: no means
+  Dtype* bias_diff;
+  Dtype* scale_diff;
+  Dtype* mean_dy;
+  Dtype* mean_dyy;
+  int outer, channels, inner;
+
+  struct Terms {
+    const Dtype* dy;
+    ChainGradient<Dtype> gradient;
+    const Dtype* scale_x;
+    const Dtype* bn_y;
+    Dtype s;
+    CAFFE_KERNEL ChainSums<Dtype> operator()(long j) const {
+      const Dtype y = gradient.relu_y ? gradient.relu_y[j] : Dtype(0);
+      const Dtype g = gradient.BelowReLU(dy[j], y);
+      const Dtype gs = gradient.BelowScale(g, s);
+      ChainSums<Dtype> t;
+      t.bias = g;
+      t.scale = scale_x ? RoundedProduct(g, scale_x[j]) : Dtype(0);
+      t.mean_dy = gs;
+      t.mean_dyy = bn_y ? RoundedProduct(static_cast<double>(gs),
+                                         static_cast<double>(bn_y[j]))
+                        : 0.0;
+      return t;
+    }
+  };
+
+  CAFFE_KERNEL void operator()(long c) const {
+    const Dtype s = gradient.scale ? gradient.scale[c] : Dtype(1);
+    const ChainSums<Dtype> sums = SumOverChannel<ChainSums<Dtype> >(
+        c, outer, channels, inner, Terms{dy, gradient, scale_x, bn_y, s});
+    if (!ChannelLead()) return;
+    if (bias_diff) bias_diff[c] += sums.bias;
+    if (scale_diff) scale_diff[c] += sums.scale;
+    if (mean_dy) {
+      const double per_channel = static_cast<double>(outer) * inner;
+      mean_dy[c] = static_cast<Dtype>(sums.mean_dy / per_channel);
+      mean_dyy[c] = static_cast<Dtype>(sums.mean_dyy / per_channel);
+    }
+  }
+};
+
+// Plane (n, c): dx, BatchNorm's gradient of g * s (with its batch
+// statistics' means, or the constant statistics' 1 / sd alone), or g * s
+// where the chain has no BatchNorm.  dx may alias dy.  Where BatchNorm
+// starts the chain out of place, its top's diff ends as the layers leave
+// it, g * s (`top_dx`, which is dy's memory).
+template <typename Dtype>
+struct ChainBackwardPlanes {
+  const Dtype* dy;
+  ChainGradient<Dtype> gradient;
+  const Dtype* bn_sd;     // null: no BatchNorm
+  const Dtype* bn_y;      // null: constant statistics (or no BatchNorm)
+  const Dtype* mean_dy;
+  const Dtype* mean_dyy;
+  Dtype* dx;
+  Dtype* top_dx;          // null: in place
+  int channels, inner;
+
+  struct Three {
+    Dtype dy, relu_y, bn_y;
+  };
+  struct Elements {
+    const Dtype* dy;
+    ChainGradient<Dtype> gradient;
+    const Dtype* bn_y;
+    Dtype* dx;
+    Dtype* top_dx;
+    Dtype s, mean_dy, mean_dyy, inverse_sd;
+    bool batch_norm;
+    CAFFE_KERNEL Three Load(long i) const {
+      return {dy[i], gradient.relu_y ? gradient.relu_y[i] : Dtype(0),
+              bn_y ? bn_y[i] : Dtype(0)};
+    }
+    CAFFE_KERNEL void Store(long i, Three v) const {
+      const Dtype gs =
+          gradient.BelowScale(gradient.BelowReLU(v.dy, v.relu_y), s);
+      if (top_dx) top_dx[i] = gs;
+      if (!batch_norm) {
+        dx[i] = gs;
+      } else if (!bn_y) {
+        dx[i] = gs * inverse_sd;
+      } else {
+        dx[i] = BatchNormGradient(gs, v.bn_y, mean_dy, mean_dyy, inverse_sd);
+      }
+    }
+  };
+
+  CAFFE_KERNEL void operator()(long p) const {
+    const int c = static_cast<int>(p % channels);
+    const bool batch_norm = bn_sd != nullptr;
+    const Elements ops{
+        dy,
+        gradient,
+        bn_y,
+        dx,
+        top_dx,
+        gradient.scale ? gradient.scale[c] : Dtype(1),
+        bn_y ? mean_dy[c] : Dtype(0),
+        bn_y ? mean_dyy[c] : Dtype(0),
+        batch_norm ? Dtype(1) / bn_sd[c] : Dtype(1),
+        batch_norm};
+    PlaneElements(ops, p * inner, inner);
+  }
+};
+
+template <typename Dtype>
+template <typename Launch>
+void FusedChain<Dtype>::BackwardByPlane(const Launch& launch) {
+  const bool gpu = Launch::gpu;
+  const vector<Blob<Dtype>*>& v = blob_;
+  const vector<bool> down(1, true);
+  Blob<Dtype>& x = *blob_[0];
+  ChainGradient<Dtype> gradient{nullptr, nullptr, Dtype(0)};
+  if (relu_) {
+    gradient.relu_y = DataOn(gpu, x);
+    gradient.slope = ReLUSlope();
+  }
+  ChainBackwardSums<Dtype> sums{};
+  ChainBackwardPlanes<Dtype> planes{};
+  sums.dy = planes.dy = DiffOn(gpu, x);
+  // The members' stages say which sums they take and where things are.
+  if (scale_) {
+    const auto stage = scale_->BackwardStage(launch, v, down, v);
+    gradient.scale = stage.plane.body.c;
+    sums.bias_diff = stage.channel.acc_a;
+    sums.scale_diff = stage.channel.acc_b;
+    if (sums.scale_diff) sums.scale_x = stage.channel.term_b.b;
+    planes.dx = stage.plane.body.y;  // unless BatchNorm writes below it
+  }
+  if (batch_norm_) {
+    const auto stage = batch_norm_->BackwardStage(launch, v, down, input_);
+    const BatchNormBackward<Dtype>& body = stage.plane.body;
+    planes.bn_sd = body.sd;
+    planes.dx = body.dx;
+    if (!in_place()) planes.top_dx = MutableDiffOn(gpu, &x);
+    if (stage.channel.on) {
+      sums.bn_y = planes.bn_y = body.y;
+      sums.mean_dy = stage.channel.body.mean_dy;
+      sums.mean_dyy = stage.channel.body.mean_dyy;
+      planes.mean_dy = body.mean_dy;
+      planes.mean_dyy = body.mean_dyy;
+    }
+  }
+  sums.gradient = planes.gradient = gradient;
+  sums.outer = outer_;
+  sums.channels = planes.channels = channels_;
+  sums.inner = planes.inner = inner_;
+  if (sums.bias_diff || sums.scale_diff || sums.mean_dy) {
+    launch.Channels(channels_, static_cast<long>(outer_) * inner_, sums);
+  }
+  launch.Planes(static_cast<long>(outer_) * channels_, GrainFor(inner_),
+                planes);
+}
+
+}  // namespace caffe
+
+#endif  // CAFFE_FUSED_CHAIN_BACKWARD_HPP_
