@@ -81,6 +81,8 @@ struct ChainGradient {
 // it (a null destination is skipped).
 template <typename Dtype>
 struct ChainBackwardSums {
+  // Its kernel is held to 128 registers (gpu_launch.cuh).
+  static constexpr bool kBoundRegisters = true;
   const Dtype* dy;
   ChainGradient<Dtype> gradient;
   const Dtype* scale_x;  // the Scale's input (its copy); null: no sum

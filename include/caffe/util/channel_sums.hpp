@@ -198,13 +198,13 @@ inline int ChannelBlocksByShape(long sms, long channels, long terms) {
 // same order, so reading ahead changes no bit; (n, r), the position of
 // term k in (outer, inner), steps along with k instead of being divided
 // out of it at every term.
-template <typename Acc, typename TermA, typename TermB>
+template <bool kBoth, typename Acc, typename TermA, typename TermB>
 __device__ void BlockSumsOverChannel(long d, int outer, int channels,
                                      int inner, const TermA& term_a,
-                                     const TermB& term_b, bool both,
-                                     Acc* sum_a, Acc* sum_b) {
+                                     const TermB& term_b, Acc* sum_a,
+                                     Acc* sum_b) {
   __shared__ Acc shared_a[kChannelThreads];
-  __shared__ Acc shared_b[kChannelThreads];
+  __shared__ Acc shared_b[kBoth ? kChannelThreads : 1];
   const int t = threadIdx.y * blockDim.x + threadIdx.x;
   const unsigned blocks = ChannelBlocks();
   const long first =
@@ -213,39 +213,45 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
   const long count = static_cast<long>(outer) * inner;
   ChannelTermWalk walk(first, stride, inner);
   Acc a = Acc{}, b = Acc{};
+  // An aggregate of several sums reads several values per term, so half
+  // as many terms ahead keep about as many loads in flight (in registers
+  // that its wider accumulators leave).
+  constexpr int kAhead = sizeof(Acc) > 2 * sizeof(double)
+                             ? kChannelReadAhead / 2
+                             : kChannelReadAhead;
   // The loops over u have fixed bounds and unroll whole (ptxas, sm_90:
   // the float gradient means' kernel takes 128 registers, where a first
   // loop that stopped at the count's end took 168).
-  for (long k = first; k < count; k += kChannelReadAhead * stride) {
-    long at[kChannelReadAhead];
+  for (long k = first; k < count; k += kAhead * stride) {
+    long at[kAhead];
 #pragma unroll
-    for (int u = 0; u < kChannelReadAhead; ++u) {
+    for (int u = 0; u < kAhead; ++u) {
       at[u] = walk.Offset(d, channels);
       walk.Step();
     }
-    Acc va[kChannelReadAhead], vb[kChannelReadAhead];
+    Acc va[kAhead], vb[kAhead];
 #pragma unroll
-    for (int u = 0; u < kChannelReadAhead; ++u) {
+    for (int u = 0; u < kAhead; ++u) {
       if (k + u * stride < count) {
         va[u] = static_cast<Acc>(term_a(at[u]));
-        if (both) vb[u] = static_cast<Acc>(term_b(at[u]));
+        if constexpr (kBoth) vb[u] = static_cast<Acc>(term_b(at[u]));
       }
     }
 #pragma unroll
-    for (int u = 0; u < kChannelReadAhead; ++u) {
+    for (int u = 0; u < kAhead; ++u) {
       if (k + u * stride < count) {
         a += va[u];
-        if (both) b += vb[u];
+        if constexpr (kBoth) b += vb[u];
       }
     }
   }
   shared_a[t] = a;
-  shared_b[t] = b;
+  if constexpr (kBoth) shared_b[t] = b;
   __syncthreads();
   for (int half = kChannelThreads / 2; half > 0; half /= 2) {
     if (t < half) {
       shared_a[t] = shared_a[t] + shared_a[t + half];
-      shared_b[t] = shared_b[t] + shared_b[t + half];
+      if constexpr (kBoth) shared_b[t] = shared_b[t] + shared_b[t + half];
     }
     __syncthreads();
   }
@@ -253,23 +259,61 @@ __device__ void BlockSumsOverChannel(long d, int outer, int channels,
   if (blocks > 1) {
     ClusterSync();  // every block's sum is in its shared_a[0], shared_b[0]
     Acc total_a = *ClusterShared(&shared_a[0], 0);
-    Acc total_b = *ClusterShared(&shared_b[0], 0);
-    for (unsigned q = 1; q < blocks; ++q) {
+    for (unsigned q = 1; q < blocks; ++q)
       total_a += *ClusterShared(&shared_a[0], q);
-      total_b += *ClusterShared(&shared_b[0], q);
-    }
     *sum_a = total_a;
-    *sum_b = total_b;
+    if constexpr (kBoth) {
+      Acc total_b = *ClusterShared(&shared_b[0], 0);
+      for (unsigned q = 1; q < blocks; ++q)
+        total_b += *ClusterShared(&shared_b[0], q);
+      *sum_b = total_b;
+    }
     // No block writes its sums again, or exits, while another reads them.
     ClusterSync();
     return;
   }
 #endif
   *sum_a = shared_a[0];
-  *sum_b = shared_b[0];
+  if constexpr (kBoth) *sum_b = shared_b[0];
   __syncthreads();  // every thread has read before the next sum writes
 }
 #endif
+
+// The CPU's order of a channel's sums (LaneSum), which a GPU also runs
+// where a channel body runs one thread per channel (ForEachGpu).  Out of
+// line on the device: inlined, its 16 lanes took registers and stack in
+// every channel kernel, which never runs it (the fused chain's four sums
+// were given 251 registers, one block per SM).  Where it is compiled
+// changes no operation.
+#if defined(__CUDA_ARCH__)
+#define CAFFE_DEVICE_NOINLINE __noinline__
+#else
+#define CAFFE_DEVICE_NOINLINE
+#endif
+
+template <typename Acc, typename Term>
+CAFFE_KERNEL CAFFE_DEVICE_NOINLINE Acc LaneSumOverChannel(long d, int outer,
+                                                         int channels,
+                                                         int inner,
+                                                         const Term& term) {
+  LaneSum<Acc> sum;
+  for (int n = 0; n < outer; ++n)
+    sum.AddRun((static_cast<long>(n) * channels + d) * inner, inner, term);
+  return sum.Total();
+}
+
+template <typename Acc, typename TermA, typename TermB>
+CAFFE_KERNEL CAFFE_DEVICE_NOINLINE void LaneSumTwoOverChannel(
+    long d, int outer, int channels, int inner, const TermA& term_a,
+    const TermB& term_b, Acc* sum_a, Acc* sum_b) {
+  LaneSum<Acc> a, b;
+  for (int n = 0; n < outer; ++n) {
+    LaneSum<Acc>::AddRuns(&a, &b, (static_cast<long>(n) * channels + d) * inner,
+                          inner, term_a, term_b);
+  }
+  *sum_a = a.Total();
+  *sum_b = b.Total();
+}
 
 // Channel d of a tensor laid out as (outer, channels, inner): adds every
 // term of the channel, one run of `inner` per n, in n order (in a GPU
@@ -279,16 +323,13 @@ CAFFE_KERNEL Acc SumOverChannel(long d, int outer, int channels, int inner,
                                 const Term& term) {
 #ifdef __CUDA_ARCH__
   if (InChannelBlock()) {
-    Acc a, unused;
-    BlockSumsOverChannel<Acc>(d, outer, channels, inner, term, term, false,
-                              &a, &unused);
+    Acc a;
+    BlockSumsOverChannel<false, Acc>(d, outer, channels, inner, term, term,
+                                     &a, nullptr);
     return a;
   }
 #endif
-  LaneSum<Acc> sum;
-  for (int n = 0; n < outer; ++n)
-    sum.AddRun((static_cast<long>(n) * channels + d) * inner, inner, term);
-  return sum.Total();
+  return LaneSumOverChannel<Acc>(d, outer, channels, inner, term);
 }
 
 // Two sums over channel d in one sweep, each equal to its SumOverChannel.
@@ -299,18 +340,13 @@ CAFFE_KERNEL void SumTwoOverChannel(long d, int outer, int channels,
                                     Acc* sum_b) {
 #ifdef __CUDA_ARCH__
   if (InChannelBlock()) {
-    BlockSumsOverChannel<Acc>(d, outer, channels, inner, term_a, term_b, true,
-                              sum_a, sum_b);
+    BlockSumsOverChannel<true>(d, outer, channels, inner, term_a, term_b,
+                               sum_a, sum_b);
     return;
   }
 #endif
-  LaneSum<Acc> a, b;
-  for (int n = 0; n < outer; ++n) {
-    LaneSum<Acc>::AddRuns(&a, &b, (static_cast<long>(n) * channels + d) * inner,
-                          inner, term_a, term_b);
-  }
-  *sum_a = a.Total();
-  *sum_b = b.Total();
+  LaneSumTwoOverChannel(d, outer, channels, inner, term_a, term_b, sum_a,
+                        sum_b);
 }
 
 // Channel d: acc_a[d] += SumOverChannel of term_a, acc_b[d] += that of

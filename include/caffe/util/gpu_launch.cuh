@@ -23,6 +23,7 @@
 #define CAFFE_UTIL_GPU_LAUNCH_CUH_
 
 #include <algorithm>
+#include <type_traits>
 
 #include "caffe/util/channel_sums.hpp"
 #include "caffe/util/cuda.hpp"
@@ -58,9 +59,38 @@ void ForEachGpu(long n, const Body& body) {
 // contract names): every thread of a channel block calls body(c) for the
 // block's channels; a plane block's warp z calls body(p) for its planes.
 template <typename Body>
-__global__ void ForEachChannelKernel(long n, Body body) {
+__device__ void ChannelLoop(long n, const Body& body) {
   const unsigned blocks = ChannelBlocks();  // a cluster's blocks share c
   for (long c = blockIdx.x / blocks; c < n; c += gridDim.x / blocks) body(c);
+}
+template <typename Body>
+__global__ void ForEachChannelKernelFree(long n, Body body) {
+  ChannelLoop(n, body);
+}
+// Bounded so that kChannelBlocksPerSm blocks fit an SM (128 registers a
+// thread), as ChannelBlocksByShape counts them, for a body that says
+// `static constexpr bool kBoundRegisters = true`: left free, ptxas gave
+// the fused chain's four sums 152 registers, one block per SM.  A bound
+// changes registers, never an operation; the other bodies stay free, as
+// they ran on the H200.
+template <typename Body>
+__global__ void __launch_bounds__(kChannelThreads, kChannelBlocksPerSm)
+    ForEachChannelKernelBounded(long n, Body body) {
+  ChannelLoop(n, body);
+}
+template <typename Body, typename = void>
+struct BoundsRegisters : std::false_type {};
+template <typename Body>
+struct BoundsRegisters<Body, std::void_t<decltype(Body::kBoundRegisters)> >
+    : std::integral_constant<bool, Body::kBoundRegisters> {};
+// The channel kernel of a body.
+template <typename Body>
+constexpr auto ForEachChannelKernel() {
+  if constexpr (BoundsRegisters<Body>::value) {
+    return ForEachChannelKernelBounded<Body>;
+  } else {
+    return ForEachChannelKernelFree<Body>;
+  }
 }
 template <typename Body>
 __global__ void ForEachPlaneKernel(long n, Body body) {
@@ -93,7 +123,8 @@ ChannelLaunchFacts& ChannelFacts() {
   CUDA_CHECK(cudaDeviceGetAttribute(&facts.sms,
                                     cudaDevAttrMultiProcessorCount, device));
   cudaFuncAttributes attributes;
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, ForEachChannelKernel<Body>));
+  CUDA_CHECK(
+      cudaFuncGetAttributes(&attributes, ForEachChannelKernel<Body>()));
   // Code compiled for an earlier architecture (JIT from its PTX) has no
   // cluster sums: it must get one block per channel.
   facts.clusters = GpuHasClusters() && attributes.ptxVersion >= 90 &&
@@ -133,7 +164,7 @@ int ChannelBlocksFor(long channels, long terms) {
         ChannelClusterConfig(k, static_cast<int>(k), &attribute);
     int clusters = 0;
     const cudaError_t error = cudaOccupancyMaxActiveClusters(
-        &clusters, ForEachChannelKernel<Body>, &config);
+        &clusters, ForEachChannelKernel<Body>(), &config);
     if (error != cudaSuccess) cudaGetLastError();  // clear it: no clusters
     fits = error == cudaSuccess && clusters > 0 ? 1 : 2;
   }
@@ -146,15 +177,15 @@ void ForEachChannelGpu(long n, long terms, const Body& body) {
   if (n <= 0) return;
   const int k = ChannelBlocksFor<Body>(n, terms);
   const long blocks = std::min(kGpuMaxBlocks / k, n) * k;
+  constexpr auto kernel = ForEachChannelKernel<Body>();
   if (k == 1) {
-    ForEachChannelKernel<Body><<<static_cast<unsigned>(blocks),
-                                 dim3(32, kChannelWarps, 1)>>>(n, body);
+    kernel<<<static_cast<unsigned>(blocks), dim3(32, kChannelWarps, 1)>>>(
+        n, body);
   } else {
     cudaLaunchAttribute attribute;
     const cudaLaunchConfig_t config =
         ChannelClusterConfig(blocks, k, &attribute);
-    CUDA_CHECK(cudaLaunchKernelEx(&config, ForEachChannelKernel<Body>, n,
-                                  body));
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, n, body));
   }
   CUDA_POST_LAUNCH_CHECK("ForEachChannelGpu");
 }
