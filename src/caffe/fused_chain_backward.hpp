@@ -13,7 +13,10 @@
 //    gradients and BatchNorm's two gradient means -- computing g and
 //    g * s of each element where it needs them;
 //  * one plane launch (ChainBackwardPlanes) reads dy, y and BatchNorm's
-//    copy again and writes dx.
+//    copy again and writes dx (and, where BatchNorm starts the chain out
+//    of place, g * s into its top's diff, as the layers leave it).
+// On sm_90 ptxas holds the sums' kernel to 128 registers without spills
+// (gpu_launch.cuh), two blocks per SM as the channel launches count.
 // The bits are the layers': every sum adds the same terms in the same
 // order (a sum of ChainSums adds member by member, util/channel_sums.hpp,
 // in the blocks per channel the layers' launches get, which depend on the
