@@ -51,6 +51,7 @@ export CAFFE_SOURCE_DIR="$PWD"
   # matcaffe are not in the bundle: built here for Debian's Python 3.11).
   echo "python: $("$PY" --version 2>&1), headers: $("$PY" -c 'import sysconfig, os; p = sysconfig.get_paths()["include"]; print(p, os.path.exists(os.path.join(p, "Python.h")))' 2>&1)"
   echo "numpy: $("$PY" -c 'import numpy; print(numpy.__version__, numpy.get_include())' 2>&1)"
+  echo "protobuf: $("$PY" -c 'import google.protobuf as p; print(p.__version__)' 2>&1 | tail -1)"
   echo "c++: $(command -v g++ c++ 2>&1 | tr '\n' ' ') octave: $(command -v octave 2>&1)"
 } > "$OUT/env.txt" 2>&1
 if $LEANCAFFE_RUN ldd .gpu/bin/test_gpu | grep -q "not found"; then
