@@ -7,9 +7,11 @@ module), so it runs with any python3, here or on the GPU machine.
   python3 bench/gpu/make_nets.py OUT_DIR NET:BATCH[:VARIANT] ...
 
 VARIANT: plain (default), mem (mem_param level 2), sqrt (mem_param with
-SQRT recomputation), cheap (mem_param rerunning only the cheap layers,
-recompute { auto: CHEAP }), or wide / memwide (plain / mem with 1 GiB of
-convolution workspace instead of 64 MiB).  Writes OUT_DIR/<net>_b<batch>_<variant>.prototxt.
+SQRT recomputation), sqrt2 (SQRT with `levels: 2`: recomputed segments
+cut again, docs/memory.md), cheap (mem_param rerunning only the cheap
+layers, recompute { auto: CHEAP }), or wide / memwide (plain / mem with
+1 GiB of convolution workspace instead of 64 MiB).  Writes
+OUT_DIR/<net>_b<batch>_<variant>.prototxt.
 """
 import os
 import re
@@ -22,6 +24,8 @@ MEM = {
     'mem': 'mem_param { optimize_train: true level: 2 }\n',
     'sqrt': 'mem_param { optimize_train: true level: 2 '
             'recompute { auto: SQRT } }\n',
+    'sqrt2': 'mem_param { optimize_train: true level: 2 '
+             'recompute { auto: SQRT levels: 2 } }\n',
     'cheap': 'mem_param { optimize_train: true level: 2 '
              'recompute { auto: CHEAP } }\n',
     'wide': 'mem_param { optimize_train: false workspace_limit_mb: 1024 }\n',
@@ -65,6 +69,10 @@ def main():
         parts = spec.split(':')
         net, batch = parts[0], int(parts[1])
         variant = parts[2] if len(parts) > 2 else 'plain'
+        if variant not in MEM:
+            raise SystemExit("make_nets.py: unknown variant '%s' in %s "
+                             "(one of: %s)" % (variant, spec,
+                                               ', '.join(MEM)))
         path = os.path.join(out, '%s_b%d_%s.prototxt' % (net, batch, variant))
         with open(path, 'w') as f:
             f.write(training_net(net, batch, variant))

@@ -8,14 +8,14 @@
 #     bytes) next to PyTorch with TF32 off and on (cudnn.benchmark on;
 #     torch.cuda.max_memory_allocated).  Runs alternate between the two.
 #  2. The largest ResNet-50 batch whose forward+backward runs: LeanCaffe
-#     plain, with mem_param (level 2), with CHEAP and with SQRT
-#     recomputation; PyTorch
+#     plain, with mem_param (level 2), with CHEAP, with SQRT and with
+#     nested SQRT (levels: 2) recomputation; PyTorch
 #     plain and with checkpoint_sequential (4 segments).  Doubling, then
 #     bisection to within BATCH_STEP images (PyTorch's in one process).
 # PARTS: which sections run ("time largest" by default).  SPECS: the
-# timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (plain, mem,
-# cheap, sqrt, as make_nets.py, each optionally +tf32, +find, +unfused,
-# +oneblock);
+# timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (make_nets.py's
+# variants: plain, mem, sqrt, sqrt2, cheap, wide, memwide), each
+# optionally +tf32, +find, +unfused, +oneblock;
 # TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched; LARGEST_FROM: the first
 # batch tried (default 64; a batch known to run saves the doubling up to
@@ -30,7 +30,7 @@ BATCH_STEP="${BATCH_STEP:-16}"
 SPECS="${SPECS:-caffenet:256 googlenet:128 vgg16:64 resnet50:64}"
 VARIANTS="${VARIANTS:-plain}"
 TF32="${TF32:-0 1}"
-LARGEST="${LARGEST:-lean:plain lean:mem lean:cheap lean:sqrt torch:0 torch:1}"
+LARGEST="${LARGEST:-lean:plain lean:mem lean:cheap lean:sqrt lean:sqrt2 torch:0 torch:1}"
 NETS_DIR="$(mktemp -d)"
 CAFFE="${LEANCAFFE_RUN:-} .gpu/bin/caffe"
 
