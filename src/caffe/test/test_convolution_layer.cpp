@@ -12,6 +12,7 @@
 #include "caffe/common.hpp"
 #include "caffe/layers/conv_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -84,52 +85,6 @@ vector<Dtype> RefConv(const Blob<Dtype>& in, const Blob<Dtype>& w,
       }
     }
   return out;
-}
-
-// Runs backward twice, the second time with every input the layer does not
-// declare in BackwardReads overwritten with NaN; the gradients must agree.
-template <typename Dtype>
-void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
-                        const vector<Blob<Dtype>*>& top) {
-  const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
-  vector<vector<Dtype> > grads[2];
-  vector<shared_ptr<Blob<Dtype> > > bottom_copy;
-  for (auto* b : bottom) {
-    bottom_copy.emplace_back(new Blob<Dtype>());
-    bottom_copy.back()->CopyFrom(*b, false, true);
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t i = 0; i < bottom.size(); ++i)
-      bottom[i]->CopyFrom(*bottom_copy[i]);
-    Caffe::set_random_seed(1234);
-    layer->Forward(bottom, top);
-    Caffe::set_random_seed(99);
-    for (auto* t : top)
-      caffe_rng_gaussian<Dtype>(t->count(), Dtype(0), Dtype(1),
-                                t->mutable_cpu_diff());
-    for (auto& p : layer->blobs())
-      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
-    if (pass == 1) {
-      const int reads = layer->Memory().backward_reads;
-      if (!(reads & kReadsBottomData))
-        for (auto* b : bottom)
-          caffe_set(b->count(), nan, b->mutable_cpu_data());
-      if (!(reads & kReadsTopData))
-        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
-    }
-    layer->Backward(top, vector<bool>(bottom.size(), true), bottom);
-    for (auto* b : bottom)
-      grads[pass].emplace_back(b->cpu_diff(), b->cpu_diff() + b->count());
-    for (auto& p : layer->blobs())
-      grads[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
-  }
-  // Leave the inputs as they were for the caller.
-  for (size_t i = 0; i < bottom.size(); ++i)
-    bottom[i]->CopyFrom(*bottom_copy[i]);
-  ASSERT_EQ(grads[0].size(), grads[1].size());
-  for (size_t i = 0; i < grads[0].size(); ++i)
-    for (size_t j = 0; j < grads[0][i].size(); ++j)
-      EXPECT_EQ(grads[0][i][j], grads[1][i][j]) << "gradient " << i << "/" << j;
 }
 
 }  // namespace
@@ -434,7 +389,8 @@ TYPED_TEST(ConvolutionLayerTest, BackwardReadsDeclaration) {
   p.mutable_convolution_param()->set_group(2);
   ConvolutionLayer<Dtype> layer(p);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
-  CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+  contract_test::CheckBackwardReads<Dtype>(&layer,
+      this->bottom_vec_, this->top_vec_);
 }
 
 // Without a weight gradient the input data is not needed at all.

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "caffe/filler.hpp"
 #include "caffe/layers/deconv_layer.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
+#include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
@@ -90,52 +90,6 @@ vector<Dtype> RefDeconv(const Blob<Dtype>& in, const Blob<Dtype>& w,
         for (int p = 0; p < out_sz; ++p)
           out[(n * O + o) * out_sz + p] += bias->cpu_data()[o];
   return out;
-}
-
-// Runs backward twice, the second time with every input the layer does not
-// declare in BackwardReads overwritten with NaN; the gradients must agree.
-template <typename Dtype>
-void CheckBackwardReads(Layer<Dtype>* layer, const vector<Blob<Dtype>*>& bottom,
-                        const vector<Blob<Dtype>*>& top) {
-  const Dtype nan = std::numeric_limits<Dtype>::quiet_NaN();
-  vector<vector<Dtype> > grads[2];
-  vector<shared_ptr<Blob<Dtype> > > bottom_copy;
-  for (auto* b : bottom) {
-    bottom_copy.emplace_back(new Blob<Dtype>());
-    bottom_copy.back()->CopyFrom(*b, false, true);
-  }
-  for (int pass = 0; pass < 2; ++pass) {
-    for (size_t i = 0; i < bottom.size(); ++i)
-      bottom[i]->CopyFrom(*bottom_copy[i]);
-    Caffe::set_random_seed(1234);
-    layer->Forward(bottom, top);
-    Caffe::set_random_seed(99);
-    for (auto* t : top)
-      caffe_rng_gaussian<Dtype>(t->count(), Dtype(0), Dtype(1),
-                                t->mutable_cpu_diff());
-    for (auto& p : layer->blobs())
-      caffe_set(p->count(), Dtype(0), p->mutable_cpu_diff());
-    if (pass == 1) {
-      const int reads = layer->Memory().backward_reads;
-      if (!(reads & kReadsBottomData))
-        for (auto* b : bottom)
-          caffe_set(b->count(), nan, b->mutable_cpu_data());
-      if (!(reads & kReadsTopData))
-        for (auto* t : top) caffe_set(t->count(), nan, t->mutable_cpu_data());
-    }
-    layer->Backward(top, vector<bool>(bottom.size(), true), bottom);
-    for (auto* b : bottom)
-      grads[pass].emplace_back(b->cpu_diff(), b->cpu_diff() + b->count());
-    for (auto& p : layer->blobs())
-      grads[pass].emplace_back(p->cpu_diff(), p->cpu_diff() + p->count());
-  }
-  // Leave the inputs as they were for the caller.
-  for (size_t i = 0; i < bottom.size(); ++i)
-    bottom[i]->CopyFrom(*bottom_copy[i]);
-  ASSERT_EQ(grads[0].size(), grads[1].size());
-  for (size_t i = 0; i < grads[0].size(); ++i)
-    for (size_t j = 0; j < grads[0][i].size(); ++j)
-      EXPECT_EQ(grads[0][i][j], grads[1][i][j]) << "gradient " << i << "/" << j;
 }
 
 }  // namespace
@@ -327,7 +281,8 @@ TYPED_TEST(DeconvolutionLayerTest, BackwardReadsDeclaration) {
   p.mutable_convolution_param()->set_group(2);
   DeconvolutionLayer<Dtype> layer(p);
   layer.SetUp(this->bottom_vec_, this->top_vec_);
-  CheckBackwardReads<Dtype>(&layer, this->bottom_vec_, this->top_vec_);
+  contract_test::CheckBackwardReads<Dtype>(&layer,
+      this->bottom_vec_, this->top_vec_);
 }
 
 TYPED_TEST(DeconvolutionLayerTest, BadParamsThrow) {
