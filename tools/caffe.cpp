@@ -73,6 +73,10 @@ DEFINE_bool(fuse_chains, true,
 DEFINE_bool(allow_tf32, false,
             "GPU: let float convolutions and cuBLAS use TF32 tensor cores "
             "(faster; results further from the CPU's).");
+DEFINE_bool(allow_nondeterministic, false,
+            "GPU: let cuDNN convolutions use algorithms whose sums vary "
+            "in order (faster for some shapes; results repeat only "
+            "within a tolerance, with or without mem_param).");
 DEFINE_string(conv_algo, "heuristic",
               "GPU: how cuDNN convolution algorithms are ranked: heuristic "
               "(cuDNN's heuristics) or find (timed once per shape).");
@@ -512,6 +516,7 @@ int main(int argc, char** argv) {
   }
   try {
     caffe::SetAllowTf32(FLAGS_allow_tf32);
+    caffe::SetAllowNondeterministic(FLAGS_allow_nondeterministic);
     caffe::SetConvAlgo(caffe::ParseConvAlgo(FLAGS_conv_algo));
     caffe::SetChannelSplit(FLAGS_channel_split);
     // Under mpirun: MPI, the rank and rank-prefixed logs from here on.

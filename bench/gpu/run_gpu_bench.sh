@@ -15,7 +15,7 @@
 # PARTS: which sections run ("time largest" by default).  SPECS: the
 # timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (make_nets.py's
 # variants: plain, mem, sqrt, sqrt2, cheap, wide, memwide), each
-# optionally +tf32, +find, +unfused, +oneblock;
+# optionally +tf32, +find, +nondet, +unfused, +oneblock;
 # TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched; LARGEST_FROM: the first
 # batch tried (default 64; a batch known to run saves the doubling up to
@@ -35,10 +35,12 @@ NETS_DIR="$(mktemp -d)"
 CAFFE="${LEANCAFFE_RUN:-} .gpu/bin/caffe"
 
 # A variant may carry options after '+': plain+tf32, mem+find,
-# plain+tf32+find (the tool's -allow_tf32 and -conv_algo=find), and
-# +unfused (-fuse_chains=false: the layers one by one, to set beside the
-# fused steps), +oneblock (-channel_split=1: one block per channel in the
-# channel sums, as before clusters shared them).
+# plain+tf32+find (the tool's -allow_tf32 and -conv_algo=find), +nondet
+# (-allow_nondeterministic: cuDNN's nondeterministic algorithms may win,
+# as PyTorch's cudnn.benchmark lets them), +unfused (-fuse_chains=false:
+# the layers one by one, to set beside the fused steps), +oneblock
+# (-channel_split=1: one block per channel in the channel sums, as before
+# clusters shared them).
 variant_net() { echo "${1%%+*}"; }
 variant_flags() {
   local opts="" o
@@ -47,6 +49,7 @@ variant_flags() {
     case "$o" in
       tf32) echo -n " --allow_tf32" ;;
       find) echo -n " --conv_algo=find" ;;
+      nondet) echo -n " --allow_nondeterministic" ;;
       unfused) echo -n " --fuse_chains=false" ;;
       oneblock) echo -n " --channel_split=1" ;;
       *) echo "run_gpu_bench: unknown option '$o' in variant $1" >&2 ;;

@@ -648,9 +648,13 @@ PYBIND11_MODULE(_caffe, m) {
   m.def("set_device", [](int device) { Caffe::SetDevice(device); },
         py::arg("device_id"));
   // GPU arithmetic (util/gpu_math_options.hpp), the caffe tool's
-  // -allow_tf32 and -conv_algo: off/'heuristic' unless asked for.
+  // -allow_tf32, -allow_nondeterministic and -conv_algo: off/'heuristic'
+  // unless asked for.
   m.def("set_allow_tf32", &SetAllowTf32, py::arg("allow"));
   m.def("allow_tf32", &AllowTf32);
+  m.def("set_allow_nondeterministic", &SetAllowNondeterministic,
+        py::arg("allow"));
+  m.def("allow_nondeterministic", &AllowNondeterministic);
   m.def("set_conv_algo", [](const string& name) {
     SetConvAlgo(ParseConvAlgo(name));
   }, py::arg("algo"));

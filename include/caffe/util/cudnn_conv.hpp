@@ -11,7 +11,10 @@
 //    measured times with conv_algo find (util/gpu_math_options.hpp) -- and
 //    keeps, for each direction on its own, the first deterministic one
 //    whose workspace fits `limit` (conv_algorithm.hpp): deterministic so
-//    that mem_param and recomputation stay bit-identical.  Tensor-core
+//    that mem_param and recomputation stay bit-identical -- unless
+//    nondeterministic algorithms were allowed (AllowNondeterministic)
+//    when the engine was made, which lets the first one that fits win,
+//    whatever cuDNN says of its determinism.  Tensor-core
 //    (TF32) math only if TF32 was allowed when the engine was made;
 //    otherwise GPU results stay within the stated tolerance of the CPU's.
 //    Has(direction) says whether that direction got one; Why(direction)
@@ -88,11 +91,12 @@ class CudnnConv {
   cudnnMathType_t data_math_ = CUDNN_DEFAULT_MATH;
   cudnnMathType_t filter_math_ = CUDNN_DEFAULT_MATH;
   bool tensor_core_;  // TF32 allowed (floats only), fixed at construction
+  bool deterministic_;  // only deterministic algorithms, fixed likewise
   bool has_[kConvDirections] = {false, false, false};
   size_t workspace_[kConvDirections] = {0, 0, 0};
-  // Per direction, the least workspace of any deterministic algorithm the
+  // Per direction, the least workspace of any eligible algorithm the
   // ranking offered, or SIZE_MAX when it offered none: what Why() reports.
-  size_t least_deterministic_[kConvDirections] = {0, 0, 0};
+  size_t least_eligible_[kConvDirections] = {0, 0, 0};
   std::string ranking_[kConvDirections];
   size_t limit_ = 0;
 };

@@ -1,8 +1,9 @@
 // gpu_math_options.hpp: process-wide choices about the GPU libraries'
-// arithmetic, which trade closeness to the CPU's results for speed.  Both
-// are off by default; a user opts in with `caffe ... -allow_tf32` and
-// `-conv_algo=find`, or caffe.set_allow_tf32(True) and
-// caffe.set_conv_algo('find') in pycaffe.
+// arithmetic, which trade closeness to the CPU's results, or repeatable
+// bits, for speed.  These three are off by default; a user opts in with `caffe
+// ... -allow_tf32`, `-conv_algo=find` and `-allow_nondeterministic`, or
+// caffe.set_allow_tf32(True), caffe.set_conv_algo('find') and
+// caffe.set_allow_nondeterministic(True) in pycaffe.
 //
 // Contract:
 //  * AllowTf32(): float convolutions may use cuDNN algorithms with
@@ -13,8 +14,15 @@
 //  * ConvAlgo(): kHeuristic takes cuDNN's heuristic ranking; kFind times
 //    the candidates (cudnnFind*Algorithm) once per convolution shape in
 //    the process and ranks them by measured time.  Either way the choice
-//    is the first deterministic algorithm within the workspace limit.
-//  * mem_param stays bit-identical with either option, within a process:
+//    is the first deterministic algorithm within the workspace limit
+//    (any algorithm, with AllowNondeterministic).
+//  * AllowNondeterministic(): the choice may also be an algorithm that
+//    cuDNN marks nondeterministic (backward to the filter or the data
+//    adding partial sums with atomics, in an order that varies), as BVLC
+//    Caffe's cuDNN layers chose them.  Then two runs of one net, and a
+//    net with and without mem_param, may differ in the last bits of
+//    their gradients; what stays is the tolerance against the CPU.
+//  * mem_param stays bit-identical with TF32 and Find, within a process:
 //    algorithms are deterministic, and Find's ranking is cached per shape,
 //    so an optimized and an unoptimized net built in one process run the
 //    same algorithms.  Across processes Find may rank differently (timing
@@ -45,6 +53,9 @@ enum class ConvAlgoSearch { kHeuristic = 0, kFind = 1 };
 
 void SetAllowTf32(bool allow);
 bool AllowTf32();
+
+void SetAllowNondeterministic(bool allow);
+bool AllowNondeterministic();
 
 void SetConvAlgo(ConvAlgoSearch search);
 ConvAlgoSearch ConvAlgo();

@@ -139,14 +139,15 @@ def test_commands_name_the_file_they_need(tmp_path):
 
 def test_gpu_arithmetic_flags_are_checked_and_change_no_cpu_result(
         tmp_path, staged):
-    """-allow_tf32, -conv_algo and -channel_split choose the GPU's
-    arithmetic; on the CPU they change nothing, and a bad -conv_algo or
-    -channel_split is an error that names the value."""
+    """-allow_tf32, -allow_nondeterministic, -conv_algo and -channel_split
+    choose the GPU's arithmetic; on the CPU they change nothing, and a bad
+    -conv_algo or -channel_split is an error that names the value."""
     _, solver = staged
     code, plain = run_tool(['train', '--solver=' + solver], cwd=tmp_path)
     assert code == 0, plain
     code, opted = run_tool(['train', '--solver=' + solver, '--allow_tf32',
-                            '--conv_algo=find'], cwd=tmp_path)
+                            '--allow_nondeterministic', '--conv_algo=find'],
+                           cwd=tmp_path)
     assert code == 0, opted
     loss = re.compile(r'Iteration \d+.*loss = ([-0-9.e]+)')
     assert loss.findall(plain) and loss.findall(plain) == loss.findall(opted)
@@ -166,15 +167,19 @@ def test_gpu_arithmetic_flags_are_checked_and_change_no_cpu_result(
 
 def test_pycaffe_gpu_arithmetic_settings():
     assert caffe.allow_tf32() is False
+    assert caffe.allow_nondeterministic() is False
     assert caffe.conv_algo() == 'heuristic'
     try:
         caffe.set_allow_tf32(True)
+        caffe.set_allow_nondeterministic(True)
         caffe.set_conv_algo('find')
         assert caffe.allow_tf32() is True
+        assert caffe.allow_nondeterministic() is True
         assert caffe.conv_algo() == 'find'
         with pytest.raises(caffe.CaffeError, match="not 'best'"):
             caffe.set_conv_algo('best')
         assert caffe.conv_algo() == 'find'
     finally:
         caffe.set_allow_tf32(False)
+        caffe.set_allow_nondeterministic(False)
         caffe.set_conv_algo('heuristic')

@@ -152,6 +152,7 @@ bool ConvolutionLayer<Dtype>::UseCudnn() {
   // The GPU arithmetic settings too: changing them re-chooses algorithms.
   key.push_back(AllowTf32());
   key.push_back(static_cast<int>(ConvAlgo()));
+  key.push_back(AllowNondeterministic());
   if (key == cudnn_key_) return cudnn_ != nullptr;
   cudnn_key_ = key;
   cudnn_.reset();

@@ -155,13 +155,18 @@ TEST(ConvAlgorithmTest, DirectionsHaveNames) {
 
 TEST(GpuMathOptionsTest, DefaultsSettingsAndNames) {
   EXPECT_FALSE(AllowTf32());
+  EXPECT_FALSE(AllowNondeterministic());
   EXPECT_EQ(ConvAlgo(), ConvAlgoSearch::kHeuristic);
   SetAllowTf32(true);
+  SetAllowNondeterministic(true);
   SetConvAlgo(ParseConvAlgo("find"));
   EXPECT_TRUE(AllowTf32());
+  EXPECT_TRUE(AllowNondeterministic());
   EXPECT_EQ(ConvAlgo(), ConvAlgoSearch::kFind);
   EXPECT_STREQ(ConvAlgoName(ConvAlgo()), "find");
   SetAllowTf32(false);
+  SetAllowNondeterministic(false);
+  EXPECT_FALSE(AllowNondeterministic());
   SetConvAlgo(ParseConvAlgo("heuristic"));
   EXPECT_STREQ(ConvAlgoName(ConvAlgo()), "heuristic");
   try {
@@ -188,11 +193,13 @@ TEST(GpuMathOptionsTest, CpuResultsIgnoreTheGpuOptions) {
   Net<float> plain(p);
   plain.Forward();
   SetAllowTf32(true);
+  SetAllowNondeterministic(true);
   SetConvAlgo(ConvAlgoSearch::kFind);
   Caffe::set_random_seed(5);
   Net<float> opted(p);
   opted.Forward();
   SetAllowTf32(false);
+  SetAllowNondeterministic(false);
   SetConvAlgo(ConvAlgoSearch::kHeuristic);
   const Blob<float>& a = *plain.blob_by_name("c");
   const Blob<float>& b = *opted.blob_by_name("c");

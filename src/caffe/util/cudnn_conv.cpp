@@ -125,7 +125,9 @@ Rankings FoundOnce(const std::vector<int>& key, cudnnHandle_t handle,
 
 template <typename Dtype>
 CudnnConv<Dtype>::CudnnConv(const CudnnConvShape& s)
-    : shape_(s), tensor_core_(sizeof(Dtype) == sizeof(float) && AllowTf32()) {
+    : shape_(s),
+      tensor_core_(sizeof(Dtype) == sizeof(float) && AllowTf32()),
+      deterministic_(!AllowNondeterministic()) {
   const cudnnDataType_t type = CudnnType<Dtype>::value;
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&x_desc_));
   CUDNN_CHECK(cudnnCreateTensorDescriptor(&y_desc_));
@@ -189,11 +191,12 @@ bool CudnnConv<Dtype>::ChooseAlgorithms(size_t limit) {
       Candidates<Dtype>(r.filter)};
   int chosen[kConvDirections];
   for (int d = 0; d < kConvDirections; ++d) {
-    chosen[d] = ChooseAlgorithm(candidates[d], limit, true, tensor_core_);
+    chosen[d] =
+        ChooseAlgorithm(candidates[d], limit, deterministic_, tensor_core_);
     has_[d] = chosen[d] >= 0;
     workspace_[d] = has_[d] ? candidates[d][chosen[d]].workspace_bytes : 0;
-    least_deterministic_[d] =
-        LeastEligibleWorkspace(candidates[d], true, tensor_core_);
+    least_eligible_[d] =
+        LeastEligibleWorkspace(candidates[d], deterministic_, tensor_core_);
     ranking_[d] = DescribeCandidates(candidates[d]);
   }
   const int f = chosen[0], d = chosen[1], w = chosen[2];
@@ -223,12 +226,14 @@ std::string CudnnConv<Dtype>::Why(ConvDirection d) const {
   const int i = Index(d);
   if (has_[i]) {
     s << "an algorithm with " << workspace_[i] << " bytes of workspace";
-  } else if (least_deterministic_[i] == SIZE_MAX) {
-    s << "no deterministic algorithm"
+  } else if (least_eligible_[i] == SIZE_MAX) {
+    s << (deterministic_ ? "no deterministic algorithm" : "no algorithm")
       << (tensor_core_ ? "" : " without tensor-core math");
   } else {
-    s << "the least workspace of a deterministic algorithm is "
-      << least_deterministic_[i] << " bytes, over the limit of " << limit_;
+    s << "the least workspace of "
+      << (deterministic_ ? "a deterministic algorithm" : "an algorithm")
+      << " is " << least_eligible_[i] << " bytes, over the limit of "
+      << limit_;
   }
   return s.str();
 }

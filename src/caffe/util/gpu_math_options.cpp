@@ -11,12 +11,18 @@ namespace {
 // Atomics: a setting may be changed by one thread (a Python script) while
 // a solver thread of a multi-GPU run reads it.
 std::atomic<bool> allow_tf32{false};
+std::atomic<bool> allow_nondeterministic{false};
 std::atomic<int> conv_algo{static_cast<int>(ConvAlgoSearch::kHeuristic)};
 std::atomic<int> channel_split{0};
 }  // namespace
 
 void SetAllowTf32(bool allow) { allow_tf32.store(allow); }
 bool AllowTf32() { return allow_tf32.load(); }
+
+void SetAllowNondeterministic(bool allow) {
+  allow_nondeterministic.store(allow);
+}
+bool AllowNondeterministic() { return allow_nondeterministic.load(); }
 
 void SetConvAlgo(ConvAlgoSearch search) {
   conv_algo.store(static_cast<int>(search));

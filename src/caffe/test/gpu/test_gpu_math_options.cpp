@@ -1,6 +1,7 @@
 // GPU tests (ctest label `gpu`) of the opt-in GPU arithmetic
-// (util/gpu_math_options.hpp): cuDNN's Find ranking and TF32.  Without a
-// GPU every test skips, printing why.
+// (util/gpu_math_options.hpp): cuDNN's Find ranking, TF32 and
+// nondeterministic convolution algorithms.  Without a GPU every test
+// skips, printing why.
 //
 //  * mem_param stays bit-identical within a process under either option:
 //    the algorithms are deterministic and Find's ranking is kept per
@@ -9,6 +10,9 @@
 //    (losses within 1e-3 relative, weights within 1e-4 of max(1, |w|)).
 //  * TF32 rounds products to a 10-bit mantissa, so it is held to a looser
 //    bound: losses within 2e-2 relative after three steps.
+//  * Nondeterministic algorithms only reorder sums: they keep the CPU
+//    tolerance of the other GPU tests, with and without mem_param (whose
+//    bits they may change: nothing compares those).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -123,6 +127,32 @@ TEST(GpuMathOptionsTest, FindKeepsTheCpuToleranceAndTf32StaysClose) {
     MathScope scope(true, ConvAlgoSearch::kFind);
     ExpectNear(Train(Caffe::GPU, net, nullptr), cpu, 2e-2, 1e-2,
                "cifar10_quick with find+tf32");
+  }
+}
+
+// Sets the nondeterministic permission for a scope.
+class NondeterministicScope {
+ public:
+  NondeterministicScope() { SetAllowNondeterministic(true); }
+  ~NondeterministicScope() { SetAllowNondeterministic(false); }
+};
+
+TEST(GpuMathOptionsTest, NondeterministicAlgorithmsKeepTheCpuTolerance) {
+  SKIP_WITHOUT_GPU();
+  const NetParameter net = ZooNet("cifar10_quick", 8);
+  const Trajectory cpu = Train(Caffe::CPU, net, nullptr);
+  NondeterministicScope scope;
+  for (ConvAlgoSearch algo : {ConvAlgoSearch::kHeuristic,
+                              ConvAlgoSearch::kFind}) {
+    MathScope math(false, algo);
+    const std::string what = std::string("cifar10_quick, ") +
+                             ConvAlgoName(algo) +
+                             ", nondeterministic algorithms allowed";
+    ExpectNear(Train(Caffe::GPU, net, nullptr), cpu, 1e-3, 1e-4, what);
+    MemoryOptimizationParameter level2;
+    level2.set_optimize_train(true);
+    ExpectNear(Train(Caffe::GPU, net, &level2), cpu, 1e-3, 1e-4,
+               what + ", mem_param");
   }
 }
 
