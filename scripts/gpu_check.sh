@@ -5,7 +5,9 @@
 #   env.txt        nvidia-smi, library resolution, device_query
 #   test_gpu_summary.txt  one line per test suite (exit status, time, counts)
 #   tool_check.log scripts/gpu_tool_check.sh: `caffe train/test --gpu=0`
-#   test_gpu_<suite>.log/.xml  each suite's own run of test_gpu
+#   test_gpu_<suite>.log/.xml  each suite's own run of test_gpu (with
+#                  GPU_JOBS=N, N of them at once, and the model suites
+#                  one process per test)
 #   bench.log      bench/gpu/run_gpu_bench.sh, appended to (skipped with
 #                  GPU_BENCH=0; GPU_TESTS=0 runs the benchmark alone)
 #   profile_<net>_b<batch>_<variant>.log  with GPU_PROFILE="NET:BATCH[:VARIANT]
@@ -87,20 +89,72 @@ done
 rm -rf "$PROFILE_NETS"
 status=0
 if [ "${GPU_TESTS:-1}" != 0 ]; then
-filters="${GPU_TEST_FILTER:-$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
-  | grep -v '^ ' | sed 's/\.$/.*/')}"
-for filter in $filters; do
+# The filters: GPU_TEST_FILTER's, else one per suite -- and with GPU_JOBS
+# over 1, one per test of the parameterized model suites (Models/...),
+# the longest (GpuZooTest took 213 s of 345 in one process).
+suites="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests | grep -v '^ ')"
+if [ -n "${GPU_TEST_FILTER:-}" ]; then
+  filters="$GPU_TEST_FILTER"
+elif [ "${GPU_JOBS:-1}" -gt 1 ]; then
+  filters="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests | awk '
+    /^[^ ]/ { suite = $1; if (suite !~ /^Models\//) print suite "*"; next }
+    suite ~ /^Models\// { print suite $1 }')"
+else
+  filters="$(echo "$suites" | sed 's/\.$/.*/')"
+fi
+run_filter() {  # filter -> its summary lines
+  local filter="$1" name start rc
   name="$(echo "$filter" | tr -c 'A-Za-z0-9_\n' _)"
   start=$(date +%s)
-  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN $SANITIZER .gpu/bin/test_gpu \
-    --gtest_filter="$filter" \
+  timeout "${GPU_SUITE_TIMEOUT:-300}" $LEANCAFFE_RUN $SANITIZER \
+    .gpu/bin/test_gpu --gtest_filter="$filter" \
     --gtest_output="xml:$OUT/test_gpu_$name.xml" > "$OUT/test_gpu_$name.log" 2>&1
   rc=$?
   echo "$filter: exit $rc in $(( $(date +%s) - start )) s;" \
     "$(grep -E '^\[  PASSED  \]|^\[  FAILED  \] [0-9]|^\[  SKIPPED \] [0-9]' \
        "$OUT/test_gpu_$name.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \] [A-Z]' "$OUT/test_gpu_$name.log" | head -20
-done | tee "$OUT/test_gpu_summary.txt"
+}
+# GPU_JOBS: test processes at once on the one GPU (default 1).  The
+# tests' nets are small, so a process leaves the GPU idle between its
+# launches and another can use it; each gets 1/GPU_JOBS of the CPU's
+# threads.  GPU_SERIAL (a regex of filters; default the blobs past 2^31
+# elements, which need most of the device's memory and skip without it)
+# run alone afterwards.  Summaries keep the filters' order; each is also
+# a file in $OUT/summary_parts until all have run, so a run cut short
+# leaves those that finished.
+jobs_at_once="${GPU_JOBS:-1}"
+serial_regex="${GPU_SERIAL:-GpuLargeBlobTest}"
+threads=$(( $(nproc) / jobs_at_once )); [ "$threads" -ge 1 ] || threads=1
+parts="$OUT/summary_parts"
+rm -rf "$parts"; mkdir -p "$parts"
+index=0
+for filter in $filters; do
+  index=$((index + 1))
+  part="$parts/$(printf %04d "$index")"
+  if [ "$jobs_at_once" -le 1 ]; then
+    run_filter "$filter" > "$part"
+    cat "$part"
+  elif echo "$filter" | grep -qE "$serial_regex"; then
+    echo "$filter" > "$part.serial"
+  else
+    OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads \
+      run_filter "$filter" > "$part" &
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do wait -n; done
+  fi
+done
+wait
+for serial in "$parts"/*.serial; do
+  [ -e "$serial" ] || continue
+  run_filter "$(cat "$serial")" > "${serial%.serial}"
+  rm "$serial"
+done
+if [ "$jobs_at_once" -le 1 ]; then
+  cat "$parts"/* > "$OUT/test_gpu_summary.txt"
+else
+  cat "$parts"/* | tee "$OUT/test_gpu_summary.txt"
+fi
+rm -rf "$parts"
 grep -q "exit [^0]" "$OUT/test_gpu_summary.txt" && status=1
 # The caffe tool's own GPU paths: train (with and without mem_param),
 # resume from a snapshot, test.
