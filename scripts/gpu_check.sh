@@ -92,7 +92,7 @@ if [ "${GPU_TESTS:-1}" != 0 ]; then
 # The filters: GPU_TEST_FILTER's, else one per suite -- and with GPU_JOBS
 # over 1, one per test of the parameterized model suites (Models/...),
 # the longest (GpuZooTest took 213 s of 345 in one process).
-suites="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests | grep -v '^ ')"
+# The test list is asked for once, and only when no filter is given.
 if [ -n "${GPU_TEST_FILTER:-}" ]; then
   filters="$GPU_TEST_FILTER"
 elif [ "${GPU_JOBS:-1}" -gt 1 ]; then
@@ -100,7 +100,8 @@ elif [ "${GPU_JOBS:-1}" -gt 1 ]; then
     /^[^ ]/ { suite = $1; if (suite !~ /^Models\//) print suite "*"; next }
     suite ~ /^Models\// { print suite $1 }')"
 else
-  filters="$(echo "$suites" | sed 's/\.$/.*/')"
+  filters="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
+             | grep -v '^ ' | sed 's/\.$/.*/')"
 fi
 run_filter() {  # filter -> its summary lines
   local filter="$1" name start rc
