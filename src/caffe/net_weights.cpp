@@ -2,7 +2,7 @@
 // another net, copying them from a NetParameter, a .caffemodel or an HDF5
 // file (matched to this net's layers by name), and writing them as a
 // NetParameter or HDF5 (formats: docs/formats.md).  Split from net.cpp,
-// which builds and runs the net.
+// which builds the net (net_run.cpp runs it).
 #include "caffe/net.hpp"
 
 #include <hdf5.h>
