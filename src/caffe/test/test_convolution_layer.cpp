@@ -11,6 +11,7 @@
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/layers/conv_layer.hpp"
+#include "caffe/test/conv_test_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
@@ -18,26 +19,9 @@
 namespace caffe {
 namespace {
 
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
-
-// Row-major multi-index of flat index i within dims.
-vector<int> Unflatten(int i, const vector<int>& dims) {
-  vector<int> idx(dims.size());
-  for (int a = static_cast<int>(dims.size()) - 1; a >= 0; --a) {
-    idx[a] = i % dims[a];
-    i /= dims[a];
-  }
-  return idx;
-}
-
-int Prod(const vector<int>& v) {
-  int p = 1;
-  for (int d : v) p *= d;
-  return p;
-}
+using conv_test::FillGaussian;
+using conv_test::Prod;
+using conv_test::Unflatten;
 
 // Direct convolution of in (N x C x S...) with w (O x C/g x K...), written
 // from the definition y[n,o,p] = b[o] + sum_{c,k} w[o,c,k] x[n,c,p*s-pad+k*d].
@@ -90,51 +74,18 @@ vector<Dtype> RefConv(const Blob<Dtype>& in, const Blob<Dtype>& w,
 }  // namespace
 
 template <typename Dtype>
-class ConvolutionLayerTest : public ::testing::Test {
+class ConvolutionLayerTest
+    : public conv_test::ConvTestFixture<Dtype, ConvolutionLayer> {
  protected:
   ConvolutionLayerTest()
-      : bottom_(new Blob<Dtype>(vector<int>{2, 4, 6, 5})),
-        bottom2_(new Blob<Dtype>(vector<int>{2, 4, 6, 5})),
-        top_(new Blob<Dtype>()), top2_(new Blob<Dtype>()) {
-    Caffe::set_random_seed(1701);
-    FillGaussian(bottom_.get());
-    FillGaussian(bottom2_.get());
-    bottom_vec_ = {bottom_.get()};
-    top_vec_ = {top_.get()};
-  }
-
-  LayerParameter MakeParam(int num_output, int kernel, int stride, int pad) {
-    LayerParameter p;
-    p.set_name("conv");
-    ConvolutionParameter* cp = p.mutable_convolution_param();
-    cp->set_num_output(num_output);
-    cp->add_kernel_size(kernel);
-    if (stride != 1) cp->add_stride(stride);
-    if (pad) cp->add_pad(pad);
-    cp->mutable_weight_filler()->set_type("gaussian");
-    cp->mutable_bias_filler()->set_type("gaussian");
-    return p;
-  }
+      : conv_test::ConvTestFixture<Dtype, ConvolutionLayer>(
+            {2, 4, 6, 5}, "conv") {}
 
   // Forward-checks bottom_ through the layer built from p.
   void CheckForward(const LayerParameter& p, int group, vector<int> pad,
                     vector<int> stride, vector<int> dil) {
-    ConvolutionLayer<Dtype> layer(p);
-    layer.SetUp(bottom_vec_, top_vec_);
-    layer.Forward(bottom_vec_, top_vec_);
-    vector<int> shape;
-    const bool bias = p.convolution_param().bias_term();
-    vector<Dtype> ref =
-        RefConv(*bottom_, *layer.blobs()[0],
-                bias ? layer.blobs()[1].get() : nullptr, group, pad, stride,
-                dil, &shape);
-    ASSERT_EQ(shape, top_->shape());
-    for (int i = 0; i < top_->count(); ++i)
-      EXPECT_NEAR(ref[i], top_->cpu_data()[i], 1e-4) << i;
+    this->CheckForwardAgainst(&RefConv<Dtype>, p, group, pad, stride, dil);
   }
-
-  shared_ptr<Blob<Dtype> > bottom_, bottom2_, top_, top2_;
-  vector<Blob<Dtype>*> bottom_vec_, top_vec_;
 };
 
 TYPED_TEST_SUITE(ConvolutionLayerTest, TestDtypes);
@@ -309,8 +260,10 @@ TYPED_TEST(ConvolutionLayerTest, SharedWorkspace) {
   LayerParameter big = this->MakeParam(2, 3, 1, 1);
   LayerParameter small = this->MakeParam(2, 2, 2, 0);
   // The column buffer of the im2col engine (oneDNN sizes its own).
-  big.mutable_convolution_param()->set_engine(ConvolutionParameter_Engine_CAFFE);
-  small.mutable_convolution_param()->set_engine(ConvolutionParameter_Engine_CAFFE);
+  big.mutable_convolution_param()->set_engine(
+      ConvolutionParameter_Engine_CAFFE);
+  small.mutable_convolution_param()->set_engine(
+      ConvolutionParameter_Engine_CAFFE);
   ConvolutionLayer<Dtype> a(big), b(small);
   Blob<Dtype> ta, tb;
   vector<Blob<Dtype>*> top_a = {&ta}, top_b = {&tb};

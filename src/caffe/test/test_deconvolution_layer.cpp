@@ -11,6 +11,7 @@
 #include "caffe/common.hpp"
 #include "caffe/filler.hpp"
 #include "caffe/layers/deconv_layer.hpp"
+#include "caffe/test/conv_test_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
@@ -18,26 +19,9 @@
 namespace caffe {
 namespace {
 
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
-
-// Row-major multi-index of flat index i within dims.
-vector<int> Unflatten(int i, const vector<int>& dims) {
-  vector<int> idx(dims.size());
-  for (int a = static_cast<int>(dims.size()) - 1; a >= 0; --a) {
-    idx[a] = i % dims[a];
-    i /= dims[a];
-  }
-  return idx;
-}
-
-int Prod(const vector<int>& v) {
-  int p = 1;
-  for (int d : v) p *= d;
-  return p;
-}
+using conv_test::FillGaussian;
+using conv_test::Prod;
+using conv_test::Unflatten;
 
 // Direct transposed convolution of in (N x C x S...) with w
 // (C x O/g x K...): every input value scatters w-weighted copies of itself
@@ -95,50 +79,18 @@ vector<Dtype> RefDeconv(const Blob<Dtype>& in, const Blob<Dtype>& w,
 }  // namespace
 
 template <typename Dtype>
-class DeconvolutionLayerTest : public ::testing::Test {
+class DeconvolutionLayerTest
+    : public conv_test::ConvTestFixture<Dtype, DeconvolutionLayer> {
  protected:
   DeconvolutionLayerTest()
-      : bottom_(new Blob<Dtype>(vector<int>{2, 4, 3, 4})),
-        bottom2_(new Blob<Dtype>(vector<int>{2, 4, 3, 4})),
-        top_(new Blob<Dtype>()), top2_(new Blob<Dtype>()) {
-    Caffe::set_random_seed(1701);
-    FillGaussian(bottom_.get());
-    FillGaussian(bottom2_.get());
-    bottom_vec_ = {bottom_.get()};
-    top_vec_ = {top_.get()};
-  }
+      : conv_test::ConvTestFixture<Dtype, DeconvolutionLayer>(
+            {2, 4, 3, 4}, "deconv") {}
 
-  LayerParameter MakeParam(int num_output, int kernel, int stride, int pad) {
-    LayerParameter p;
-    p.set_name("deconv");
-    ConvolutionParameter* cp = p.mutable_convolution_param();
-    cp->set_num_output(num_output);
-    cp->add_kernel_size(kernel);
-    if (stride != 1) cp->add_stride(stride);
-    if (pad) cp->add_pad(pad);
-    cp->mutable_weight_filler()->set_type("gaussian");
-    cp->mutable_bias_filler()->set_type("gaussian");
-    return p;
-  }
-
+  // Forward-checks bottom_ through the layer built from p.
   void CheckForward(const LayerParameter& p, int group, vector<int> pad,
                     vector<int> stride, vector<int> dil) {
-    DeconvolutionLayer<Dtype> layer(p);
-    layer.SetUp(bottom_vec_, top_vec_);
-    layer.Forward(bottom_vec_, top_vec_);
-    vector<int> shape;
-    const bool bias = p.convolution_param().bias_term();
-    vector<Dtype> ref =
-        RefDeconv(*bottom_, *layer.blobs()[0],
-                  bias ? layer.blobs()[1].get() : nullptr, group, pad, stride,
-                  dil, &shape);
-    ASSERT_EQ(shape, top_->shape());
-    for (int i = 0; i < top_->count(); ++i)
-      EXPECT_NEAR(ref[i], top_->cpu_data()[i], 1e-4) << i;
+    this->CheckForwardAgainst(&RefDeconv<Dtype>, p, group, pad, stride, dil);
   }
-
-  shared_ptr<Blob<Dtype> > bottom_, bottom2_, top_, top2_;
-  vector<Blob<Dtype>*> bottom_vec_, top_vec_;
 };
 
 TYPED_TEST_SUITE(DeconvolutionLayerTest, TestDtypes);
@@ -225,7 +177,8 @@ TYPED_TEST(DeconvolutionLayerTest, Forward3D) {
 TYPED_TEST(DeconvolutionLayerTest, BilinearUpsampling) {
   typedef TypeParam Dtype;
   this->bottom_->Reshape(vector<int>{1, 2, 4, 4});
-  caffe_set(this->bottom_->count(), Dtype(1), this->bottom_->mutable_cpu_data());
+  caffe_set(this->bottom_->count(), Dtype(1),
+            this->bottom_->mutable_cpu_data());
   LayerParameter p = this->MakeParam(2, 4, 2, 1);
   ConvolutionParameter* cp = p.mutable_convolution_param();
   cp->set_group(2);
