@@ -9,7 +9,9 @@ module), so it runs with any python3, here or on the GPU machine.
 VARIANT: plain (default), mem (mem_param level 2), sqrt (mem_param with
 SQRT recomputation), sqrt2 (SQRT with `levels: 2`: recomputed segments
 cut again, docs/memory.md), cheap (mem_param rerunning only the cheap
-layers, recompute { auto: CHEAP }), or wide / memwide (plain / mem with
+layers, recompute { auto: CHEAP }), cheap128 (CHEAP that also reruns
+the 1x1 convolutions over at most 128 input channels,
+cheap_multiply_adds: 128), or wide / memwide (plain / mem with
 1 GiB of convolution workspace instead of 64 MiB).  Writes
 OUT_DIR/<net>_b<batch>_<variant>.prototxt.
 """
@@ -28,6 +30,8 @@ MEM = {
              'recompute { auto: SQRT levels: 2 } }\n',
     'cheap': 'mem_param { optimize_train: true level: 2 '
              'recompute { auto: CHEAP } }\n',
+    'cheap128': 'mem_param { optimize_train: true level: 2 '
+                'recompute { auto: CHEAP cheap_multiply_adds: 128 } }\n',
     'wide': 'mem_param { optimize_train: false workspace_limit_mb: 1024 }\n',
     'memwide': 'mem_param { optimize_train: true level: 2 '
                'workspace_limit_mb: 1024 }\n',

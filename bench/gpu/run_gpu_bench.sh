@@ -14,12 +14,13 @@
 #     bisection to within BATCH_STEP images (PyTorch's in one process).
 # PARTS: which sections run ("time largest" by default).  SPECS: the
 # timed nets as NET:BATCH; VARIANTS: LeanCaffe's nets timed (make_nets.py's
-# variants: plain, mem, sqrt, sqrt2, cheap, wide, memwide), each
+# variants: plain, mem, sqrt, sqrt2, cheap, cheap128, wide, memwide), each
 # optionally +tf32, +find, +nondet, +unfused, +oneblock;
 # TF32: PyTorch's settings timed (0, 1); LARGEST:
 # the variants whose largest batch is searched; LARGEST_FROM: the first
 # batch tried (default 64; a batch known to run saves the doubling up to
-# it; if it does not run, the search bisects below it).  Smaller sets fit
+# it; if it does not run, the search bisects below it), or per variant
+# lean:VARIANT@N.  Smaller sets fit
 # a short device lease.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -111,9 +112,12 @@ largest() {  # fits-function arg
 if [[ " $PARTS " == *" largest "* ]]; then
 echo "== largest ResNet-50 batch (forward+backward runs; within $BATCH_STEP)"
 for which in $LARGEST; do
+  # lean:VARIANT@N starts that variant's search at N images.
+  from="${LARGEST_FROM:-64}"
+  case "$which" in *@*) from="${which##*@}"; which="${which%@*}" ;; esac
   kind=${which%%:*}; arg=${which##*:}
   if [ "$kind" = lean ]; then
-    echo "leancaffe $arg: $(largest fits_lean "$arg")"
+    echo "leancaffe $arg: $(LARGEST_FROM=$from largest fits_lean "$arg")"
   else
     echo "pytorch checkpoint=$arg: $(python3 bench/gpu/torch_train.py \
       largest resnet50 "$BATCH_STEP" "$arg" | sed -n 's/largest=//p')"

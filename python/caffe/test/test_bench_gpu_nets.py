@@ -2,8 +2,8 @@
 whose largest batch it searches.  They run only on a GPU machine, where
 a net that fails to build wastes a short lease, so each variant is built
 here and its plan compared with the others: the recomputing variants
-must plan less than sharing alone, and nested SQRT (sqrt2) less than
-SQRT, or the largest-batch search would measure nothing new."""
+must plan less than sharing alone, nested SQRT (sqrt2) less than SQRT
+and CHEAP with cheap_multiply_adds (cheap128) less than CHEAP, or the largest-batch search would measure nothing new."""
 import os
 import subprocess
 import sys
@@ -13,7 +13,8 @@ import caffe
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 MAKE_NETS = os.path.join(ROOT, 'bench', 'gpu', 'make_nets.py')
-VARIANTS = ['plain', 'mem', 'sqrt', 'sqrt2', 'cheap', 'wide', 'memwide']
+VARIANTS = ['plain', 'mem', 'sqrt', 'sqrt2', 'cheap', 'cheap128', 'wide',
+            'memwide']
 
 
 def make_net(tmp_path, spec):
@@ -37,11 +38,12 @@ def test_every_variant_builds_and_the_recomputing_ones_plan_less(tmp_path):
                for v in VARIANTS}
     # Sharing's plan exists where mem_param optimizes training.
     assert planned['plain'] is None and planned['wide'] is None, planned
-    for v in ['mem', 'sqrt', 'sqrt2', 'cheap', 'memwide']:
+    for v in ['mem', 'sqrt', 'sqrt2', 'cheap', 'cheap128', 'memwide']:
         assert planned[v] is not None and planned[v] > 0, planned
     assert planned['sqrt'] < planned['mem'], planned
     assert planned['cheap'] < planned['mem'], planned
     assert planned['sqrt2'] < planned['sqrt'], planned
+    assert planned['cheap128'] < planned['cheap'], planned
 
 
 def test_an_unknown_variant_is_refused_by_name(tmp_path):
