@@ -22,15 +22,10 @@
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/proto/caffe.pb.h"
-#include "caffe/util/math_functions.hpp"
+#include "caffe/test/test_fill_util.hpp"
 
 namespace caffe {
 namespace conv_test {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
 
 // Row-major multi-index of flat index i within dims.
 inline vector<int> Unflatten(int i, const vector<int>& dims) {

@@ -5,19 +5,11 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/layers/accuracy_layer.hpp"
+#include "caffe/test/test_fill_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 
 namespace caffe {
-namespace {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* blob) {
-  caffe_rng_gaussian<Dtype>(blob->count(), Dtype(0), Dtype(1),
-                            blob->mutable_cpu_data());
-}
-
-}  // namespace
 
 template <typename Dtype>
 class AccuracyLayerTest : public ::testing::Test {

@@ -19,7 +19,6 @@
 namespace caffe {
 namespace {
 
-using conv_test::FillGaussian;
 using conv_test::Prod;
 using conv_test::Unflatten;
 

@@ -10,19 +10,12 @@
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/layers/crop_layer.hpp"
+#include "caffe/test/test_fill_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
-namespace {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
-
-}  // namespace
 
 template <typename Dtype>
 class CropLayerTest : public ::testing::Test {

@@ -9,17 +9,13 @@
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/layers/lrn_layer.hpp"
+#include "caffe/test/test_fill_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
 namespace {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
 
 // Direct LRN: ACROSS uses k + alpha / n * sum over channels c - n/2 .. c + n/2;
 // WITHIN uses 1 + alpha / n^2 * sum over the n x n window (Caffe's

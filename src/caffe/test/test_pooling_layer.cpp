@@ -14,17 +14,13 @@
 #include "../layers/max_pool_row.hpp"
 #include "../layers/pooling_kernels.hpp"
 #include "caffe/layers/pooling_layer.hpp"
+#include "caffe/test/test_fill_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 #include "caffe/util/math_functions.hpp"
 
 namespace caffe {
 namespace {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* b, Dtype std = 1) {
-  caffe_rng_gaussian<Dtype>(b->count(), Dtype(0), std, b->mutable_cpu_data());
-}
 
 // Direct pooling over an explicit PH x PW output grid.  AVE divides by the
 // number of window positions inside [-pad, size + pad); MAX skips padding.

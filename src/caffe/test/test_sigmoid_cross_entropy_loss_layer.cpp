@@ -6,22 +6,13 @@
 
 #include "caffe/blob.hpp"
 #include "caffe/layers/sigmoid_cross_entropy_loss_layer.hpp"
+#include "caffe/test/test_fill_util.hpp"
 #include "caffe/test/test_gradient_check_util.hpp"
 #include "caffe/test/test_layer_contract_util.hpp"
 
 namespace caffe {
 
 using contract_test::CheckBackwardReads;
-
-namespace {
-
-template <typename Dtype>
-void FillGaussian(Blob<Dtype>* blob) {
-  caffe_rng_gaussian<Dtype>(blob->count(), Dtype(0), Dtype(1),
-                            blob->mutable_cpu_data());
-}
-
-}  // namespace
 
 template <typename Dtype>
 class SigmoidCrossEntropyLossLayerTest : public ::testing::Test {
