@@ -95,13 +95,13 @@ if [ "${GPU_TESTS:-1}" != 0 ]; then
 # The test list is asked for once, and only when no filter is given.
 if [ -n "${GPU_TEST_FILTER:-}" ]; then
   filters="$GPU_TEST_FILTER"
-elif [ "${GPU_JOBS:-1}" -gt 1 ]; then
-  filters="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests | awk '
-    /^[^ ]/ { suite = $1; if (suite !~ /^Models\//) print suite "*"; next }
-    suite ~ /^Models\// { print suite $1 }')"
 else
+  per_test=0; [ "${GPU_JOBS:-1}" -gt 1 ] && per_test=1
   filters="$($LEANCAFFE_RUN .gpu/bin/test_gpu --gtest_list_tests \
-             | grep -v '^ ' | sed 's/\.$/.*/')"
+    | awk -v per_test="$per_test" '
+      /^[^ ]/ { suite = $1
+                if (!per_test || suite !~ /^Models\//) print suite "*"; next }
+      per_test && suite ~ /^Models\// { print suite $1 }')"
 fi
 run_filter() {  # filter -> its summary lines
   local filter="$1" name start rc
