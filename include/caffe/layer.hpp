@@ -151,6 +151,20 @@ namespace caffe {
       const vector<Blob<double>*>&, const vector<bool>&,                \
       const vector<Blob<double>*>&)
 
+// What a layer keeps of its output for its backward, lent to the next
+// layer (Layer::KeptOutput): a copy of the output, or the input it was
+// computed from with the statistics that normalize it, as BatchNorm
+// computes y = (input - mean) * (1 / sd) per channel
+// (util/normalized_input.hpp).  All null: nothing kept.
+template <typename Dtype>
+struct LentOutput {
+  const Blob<Dtype>* copy = nullptr;
+  const Blob<Dtype>* input = nullptr;
+  const Blob<Dtype>* mean = nullptr;
+  const Blob<Dtype>* sd = nullptr;
+  bool empty() const { return copy == nullptr && input == nullptr; }
+};
+
 template <typename Dtype>
 class Layer {
  public:
@@ -232,17 +246,25 @@ class Layer {
   // workspace (util/parallel.hpp), so without a plan nothing changes.
   virtual SyncedMemory* ScratchMemory() const { return nullptr; }
   // The borrowing trait (MemoryContract::borrows_previous_output): a
-  // lender returns the output it keeps for its backward (BatchNorm's
-  // normalized output), null when it keeps none; the net hands it to the
-  // next layer when that one declares it may borrow and runs in place on
-  // the lender's only top (the lender in place or not), with or without
-  // mem_param.  A borrower reads it instead
-  // of keeping a copy of its own input.
-  virtual const Blob<Dtype>* KeptOutput() const { return nullptr; }
-  virtual void BorrowPreviousOutput(const Blob<Dtype>* output) {
+  // lender returns what it keeps of its output for its backward
+  // (BatchNorm's normalized output: a copy, or its input and statistics),
+  // empty when it keeps nothing; the net hands it to the next layer when
+  // that one declares it may borrow and runs in place on the lender's only
+  // top (the lender in place or not), with or without mem_param.  A
+  // borrower reads it instead of keeping a copy of its own input.
+  virtual LentOutput<Dtype> KeptOutput() const { return LentOutput<Dtype>(); }
+  virtual void BorrowPreviousOutput(const LentOutput<Dtype>& output) {
     CAFFE_INTERNAL_CHECK(false) << "layer '" << layer_param_.name()
                                 << "' does not declare borrowing";
   }
+  // Set by the net before the layer's last Reshape at set-up: bottom 0 is
+  // a blob of its own (no view of another) that no later layer reads or
+  // writes, so its data stays as this layer's forward saw it until this
+  // layer's backward.  A layer may then read it in backward instead of
+  // keeping a copy of what it computes from it (BatchNorm's normalized
+  // output), declaring the read in Memory().  Off by default.
+  void set_bottom_stays_intact(bool value) { bottom_stays_intact_ = value; }
+  bool bottom_stays_intact() const { return bottom_stays_intact_; }
   // Set by the net around a recomputing forward: a layer that updates
   // state in Forward (BatchNorm's running statistics) skips the update so
   // it happens once per iteration.
@@ -341,6 +363,7 @@ class Layer {
   bool alias_bottom_diff_ = false;
   bool backward_runs_ = true;
   bool rerun_before_backward_ = false;
+  bool bottom_stays_intact_ = false;
   size_t workspace_limit_ = size_t(64) << 20;
 };
 

@@ -299,8 +299,14 @@ class Net {
   bool RerunAfter(int layer_id, int run) const;
   // Refuses an in-place top the layer's memory contract does not allow.
   void CheckInPlace(int layer_id, const string& context) const;
+  // Layer::set_bottom_stays_intact, given before the layer's SetUp: its
+  // bottom 0 is read by no other layer (`readers`: how many layers read
+  // each blob name) and an earlier layer made it (`producer`, by blob id)
+  // as memory of its own.  With or without mem_param.
+  bool BottomStaysIntact(int layer_id, const map<string, int>& readers,
+                         const vector<int>& producer) const;
   // The borrowing trait (layer.hpp KeptOutput): a Scale in place right
-  // after an in-place BatchNorm reads BatchNorm's kept normalized output
+  // after a BatchNorm reads what BatchNorm keeps of its normalized output
   // instead of its own copy (with or without mem_param).
   void LendKeptOutputs();
   // The gradient-aliasing trait under mem_param with share_diff

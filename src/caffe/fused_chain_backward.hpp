@@ -37,6 +37,7 @@
 #include "caffe/util/channel_sums.hpp"
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "caffe/util/normalized_input.hpp"
 #include "layers/batch_norm_compute.hpp"
 #include "layers/relu_kernels.hpp"
 #include "layers/scale_compute.hpp"
@@ -79,6 +80,16 @@ struct ChainGradient {
   }
 };
 
+// Channel c of a source that may be off: its values, copied or
+// normalized (a chain's sources are of one kind: its Scale borrows its
+// BatchNorm's), or none to read.
+template <typename Dtype>
+CAFFE_KERNEL inline NormalizedValues<Dtype> NormalizedOrNone(
+    const NormalizedSource<Dtype>& source, long c) {
+  return source.x ? source.Normalized(c)
+                  : NormalizedValues<Dtype>{nullptr, Dtype(0), Dtype(1)};
+}
+
 // Channel c: the Scale's parameter gradients (accumulated, as its layer
 // does) and BatchNorm's gradient means, each only where its layer takes
 // it (a null destination is skipped).
@@ -88,19 +99,21 @@ struct ChainBackwardSums {
   static constexpr bool kBoundRegisters = true;
   const Dtype* dy;
   ChainGradient<Dtype> gradient;
-  const Dtype* scale_x;  // the Scale's input (its copy); null: no sum
-  const Dtype* bn_y;     // BatchNorm's normalized output; null: no means
+  NormalizedSource<Dtype> scale_x;  // the Scale's input; off: no sum
+  NormalizedSource<Dtype> bn_y;     // BatchNorm's output; off: no means
   Dtype* bias_diff;
   Dtype* scale_diff;
   Dtype* mean_dy;
   Dtype* mean_dyy;
   int outer, channels, inner;
 
+  template <typename Values>
   struct Terms {
     const Dtype* dy;
     ChainGradient<Dtype> gradient;
-    const Dtype* scale_x;
-    const Dtype* bn_y;
+    Values scale_x;
+    Values bn_y;
+    bool has_scale_x, has_bn_y;
     Dtype s;
     CAFFE_KERNEL ChainSums<Dtype> operator()(long j) const {
       const Dtype y = gradient.relu_y ? gradient.relu_y[j] : Dtype(0);
@@ -108,19 +121,32 @@ struct ChainBackwardSums {
       const Dtype gs = gradient.BelowScale(g, s);
       ChainSums<Dtype> t;
       t.bias = g;
-      t.scale = scale_x ? RoundedProduct(g, scale_x[j]) : Dtype(0);
+      t.scale = has_scale_x ? RoundedProduct(g, scale_x(j)) : Dtype(0);
       t.mean_dy = gs;
-      t.mean_dyy = bn_y ? RoundedProduct(static_cast<double>(gs),
-                                         static_cast<double>(bn_y[j]))
-                        : 0.0;
+      t.mean_dyy = has_bn_y ? RoundedProduct(static_cast<double>(gs),
+                                             static_cast<double>(bn_y(j)))
+                            : 0.0;
       return t;
     }
   };
 
   CAFFE_KERNEL void operator()(long c) const {
     const Dtype s = gradient.scale ? gradient.scale[c] : Dtype(1);
-    const ChainSums<Dtype> sums = SumOverChannel<ChainSums<Dtype> >(
-        c, outer, channels, inner, Terms{dy, gradient, scale_x, bn_y, s});
+    if (scale_x.x || bn_y.x) {
+      Sum(c, Terms<NormalizedValues<Dtype> >{
+                 dy, gradient, NormalizedOrNone(scale_x, c),
+                 NormalizedOrNone(bn_y, c), scale_x.on(), bn_y.on(), s});
+    } else {
+      Sum(c, Terms<CopiedValues<Dtype> >{dy, gradient, scale_x.Copied(),
+                                         bn_y.Copied(), scale_x.on(),
+                                         bn_y.on(), s});
+    }
+  }
+
+  template <typename ChannelTerms>
+  CAFFE_KERNEL void Sum(long c, const ChannelTerms& terms) const {
+    const ChainSums<Dtype> sums =
+        SumOverChannel<ChainSums<Dtype> >(c, outer, channels, inner, terms);
     if (!ChannelLead()) return;
     if (bias_diff) bias_diff[c] += sums.bias;
     if (scale_diff) scale_diff[c] += sums.scale;
@@ -142,7 +168,7 @@ struct ChainBackwardPlanes {
   const Dtype* dy;
   ChainGradient<Dtype> gradient;
   const Dtype* bn_sd;     // null: no BatchNorm
-  const Dtype* bn_y;      // null: constant statistics (or no BatchNorm)
+  NormalizedSource<Dtype> bn_y;  // off: constant statistics (or none)
   const Dtype* mean_dy;
   const Dtype* mean_dyy;
   Dtype* dx;
@@ -152,17 +178,19 @@ struct ChainBackwardPlanes {
   struct Three {
     Dtype dy, relu_y, bn_y;
   };
+  template <typename Values>
   struct Elements {
     const Dtype* dy;
     ChainGradient<Dtype> gradient;
-    const Dtype* bn_y;
+    Values bn_y;
+    bool has_bn_y;
     Dtype* dx;
     Dtype* top_dx;
     Dtype s, mean_dy, mean_dyy, inverse_sd;
     bool batch_norm;
     CAFFE_KERNEL Three Load(long i) const {
       return {dy[i], gradient.relu_y ? gradient.relu_y[i] : Dtype(0),
-              bn_y ? bn_y[i] : Dtype(0)};
+              has_bn_y ? bn_y(i) : Dtype(0)};
     }
     CAFFE_KERNEL void Store(long i, Three v) const {
       const Dtype gs =
@@ -170,7 +198,7 @@ struct ChainBackwardPlanes {
       if (top_dx) top_dx[i] = gs;
       if (!batch_norm) {
         dx[i] = gs;
-      } else if (!bn_y) {
+      } else if (!has_bn_y) {
         dx[i] = gs * inverse_sd;
       } else {
         dx[i] = BatchNormGradient(gs, v.bn_y, mean_dy, mean_dyy, inverse_sd);
@@ -178,21 +206,31 @@ struct ChainBackwardPlanes {
     }
   };
 
-  CAFFE_KERNEL void operator()(long p) const {
-    const int c = static_cast<int>(p % channels);
+  template <typename Values>
+  CAFFE_KERNEL void Run(long p, int c, const Values& y) const {
     const bool batch_norm = bn_sd != nullptr;
-    const Elements ops{
+    const bool has_y = bn_y.on();
+    const Elements<Values> ops{
         dy,
         gradient,
-        bn_y,
+        y,
+        has_y,
         dx,
         top_dx,
         gradient.scale ? gradient.scale[c] : Dtype(1),
-        bn_y ? mean_dy[c] : Dtype(0),
-        bn_y ? mean_dyy[c] : Dtype(0),
+        has_y ? mean_dy[c] : Dtype(0),
+        has_y ? mean_dyy[c] : Dtype(0),
         batch_norm ? Dtype(1) / bn_sd[c] : Dtype(1),
         batch_norm};
     PlaneElements(ops, p * inner, inner);
+  }
+  CAFFE_KERNEL void operator()(long p) const {
+    const int c = static_cast<int>(p % channels);
+    if (bn_y.x) {
+      Run(p, c, bn_y.Normalized(c));
+    } else {
+      Run(p, c, bn_y.Copied());
+    }
   }
 };
 
@@ -217,7 +255,7 @@ void FusedChain<Dtype>::BackwardByPlane(const Launch& launch) {
     gradient.scale = stage.plane.body.c;
     sums.bias_diff = stage.channel.acc_a;
     sums.scale_diff = stage.channel.acc_b;
-    if (sums.scale_diff) sums.scale_x = stage.channel.term_b.b;
+    if (sums.scale_diff) sums.scale_x = stage.channel.x;
     planes.dx = stage.plane.body.y;  // unless BatchNorm writes below it
   }
   if (batch_norm_) {
@@ -234,6 +272,11 @@ void FusedChain<Dtype>::BackwardByPlane(const Launch& launch) {
       planes.mean_dyy = body.mean_dyy;
     }
   }
+  // The Scale borrows BatchNorm's output: both are copies, or both the
+  // input normalized again (ChainBackwardSums reads them as one kind).
+  CAFFE_INTERNAL_CHECK(!sums.scale_x.on() || !sums.bn_y.on() ||
+                       sums.scale_x.copied() == sums.bn_y.copied())
+      << "a fused chain's Scale and BatchNorm read different sources";
   sums.gradient = planes.gradient = gradient;
   sums.outer = outer_;
   sums.channels = planes.channels = channels_;

@@ -111,6 +111,12 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
   param_id_vecs_.resize(param.layer_size());
   top_id_vecs_.resize(param.layer_size());
   bottom_need_backward_.resize(param.layer_size());
+  // For BottomStaysIntact: how many layers read each blob, and by blob id
+  // the layer that made it.
+  map<string, int> readers;
+  for (const LayerParameter& layer : param.layer())
+    for (const string& bottom : layer.bottom()) ++readers[bottom];
+  vector<int> producer;
   for (int layer_id = 0; layer_id < param.layer_size(); ++layer_id) {
     // Layers inherit the net's phase unless they set one.
     if (!param.layer(layer_id).has_phase())
@@ -152,6 +158,13 @@ void Net<Dtype>::Init(const NetParameter& in_param) {
                                   layer->ExactNumTopBlobs());
       for (int i = num_top; i < needed; ++i)
         AppendTop(param, layer_id, i, nullptr, nullptr);
+    }
+    layer->set_bottom_stays_intact(
+        BottomStaysIntact(layer_id, readers, producer));
+    for (int blob : top_id_vecs_[layer_id]) {
+      if (producer.size() <= static_cast<size_t>(blob))
+        producer.resize(blob + 1, -1);
+      if (producer[blob] < 0) producer[blob] = layer_id;
     }
     try {
       layer->SetUp(bottom_vecs_[layer_id], top_vecs_[layer_id]);
@@ -600,6 +613,25 @@ void Net<Dtype>::CheckInPlace(int layer_id, const string& context) const {
 }
 
 template <typename Dtype>
+bool Net<Dtype>::BottomStaysIntact(int layer_id,
+                                   const map<string, int>& readers,
+                                   const vector<int>& producer) const {
+  // After InsertSplits a blob that several layers read goes through a
+  // Split, whose tops view its memory, and an in-place layer reads the
+  // blob it writes.  So a bottom that only this layer reads, made by an
+  // earlier layer whose top is memory of its own, keeps its data until
+  // this layer's backward.  Data layers are left out: a top of theirs may
+  // show memory their caller owns (MemoryData's arrays).
+  if (bottom_id_vecs_[layer_id].empty()) return false;
+  const int b = bottom_id_vecs_[layer_id][0];
+  const auto r = readers.find(blob_names_[b]);
+  if (r == readers.end() || r->second != 1) return false;
+  const int p = static_cast<size_t>(b) < producer.size() ? producer[b] : -1;
+  return p >= 0 && p < layer_id && !bottom_vecs_[p].empty() &&
+         !layers_[p]->Memory().top_views_bottom;
+}
+
+template <typename Dtype>
 void Net<Dtype>::LendKeptOutputs() {
   // A layer that may borrow (MemoryContract::borrows_previous_output)
   // reads the output the layer before it keeps for backward, when it runs
@@ -612,7 +644,7 @@ void Net<Dtype>::LendKeptOutputs() {
     Layer<Dtype>& lender = *layers_[i];
     Layer<Dtype>& borrower = *layers_[i + 1];
     if (!borrower.Memory().borrows_previous_output ||
-        !lender.KeptOutput() || bottom_vecs_[i].size() != 1 ||
+        lender.KeptOutput().empty() || bottom_vecs_[i].size() != 1 ||
         bottom_vecs_[i + 1].size() != 1 || top_vecs_[i].size() != 1 ||
         top_vecs_[i + 1].size() != 1)
       continue;

@@ -13,10 +13,14 @@
 //   s = f * s + 1,  mean_sum = batch_mean + f * mean_sum,
 //   var_sum = m / (m - 1) * batch_var + f * var_sum   (m = count / C),
 // and eps (default 1e-5) is added to the variance before the square root.
-// Backward reads no bottom or top data: it keeps its own copy of the
-// normalized output (batch statistics only) and the per-channel standard
-// deviation, reported by InternalBytes.  A rerun for recomputation reuses
-// the forward's batch statistics (RerunReadsMemory).  In place is allowed.
+// Backward reads no top data.  With batch statistics it needs the
+// normalized output y: out of place on a bottom that stays intact until
+// backward (Layer::bottom_stays_intact, set by the net), it reads the
+// bottom and normalizes it again with the kept statistics, the same bits
+// (util/normalized_input.hpp); otherwise it keeps its own copy of y.  It
+// keeps the per-channel mean and standard deviation; InternalBytes counts
+// what it keeps.  A rerun for recomputation reuses the forward's batch
+// statistics (RerunReadsMemory).  In place is allowed.
 #ifndef CAFFE_BATCH_NORM_LAYER_HPP_
 #define CAFFE_BATCH_NORM_LAYER_HPP_
 
@@ -42,7 +46,7 @@ class BatchNormLayer : public Layer<Dtype> {
   // The memory contract (layer.hpp MemoryContract).
   MemoryContract Memory() const override {
     MemoryContract c;
-    c.backward_reads = kReadsNothing;
+    c.backward_reads = reads_input_ ? kReadsBottomData : kReadsNothing;
     c.in_place = true;
     c.counts_over_int_max = true;
     return c;
@@ -51,12 +55,13 @@ class BatchNormLayer : public Layer<Dtype> {
     return static_cast<size_t>(x_norm_.count64() + mean_.count64() +
                                std_.count64()) * sizeof(Dtype);
   }
-  // The normalized output kept for backward (empty with global stats).
+  // The normalized output kept for backward (empty with global stats, or
+  // when backward normalizes the bottom again).
   const Blob<Dtype>* normalized_output() const { return &x_norm_; }
+  // Whether backward normalizes the bottom again instead of keeping y.
+  bool reads_input() const { return reads_input_; }
   // Lent to a following in-place Scale (MemoryContract borrowing trait).
-  const Blob<Dtype>* KeptOutput() const override {
-    return x_norm_.count64() > 0 ? &x_norm_ : nullptr;
-  }
+  LentOutput<Dtype> KeptOutput() const override { return Lent(input_); }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
     this->KeepBlobMemory(x_norm_, kept);
     this->KeepBlobMemory(mean_, kept);
@@ -83,7 +88,26 @@ class BatchNormLayer : public Layer<Dtype> {
   // The bodies of both devices (batch_norm_compute.hpp).
   DECLARE_LAUNCH_POLICY_BODIES;
 
+  // Where backward finds y for the bottom `input`: the copy, or `input`
+  // with the statistics.  Empty with global statistics.
+  LentOutput<Dtype> Lent(const Blob<Dtype>* input) const {
+    LentOutput<Dtype> lent;
+    if (use_global_stats_) return lent;
+    if (reads_input_) {
+      lent.input = input;
+      lent.mean = &mean_;
+      lent.sd = &std_;
+    } else if (x_norm_.count64() > 0) {
+      lent.copy = &x_norm_;
+    }
+    return lent;
+  }
+
   bool use_global_stats_ = false;
+  // Set by Reshape: out of place, batch statistics and a bottom that
+  // stays intact (see the header comment).
+  bool reads_input_ = false;
+  const Blob<Dtype>* input_ = nullptr;  // the bottom of the last Reshape
   Dtype moving_average_fraction_ = 0.999;
   Dtype eps_ = 1e-5;
   int channels_ = 0;

@@ -54,19 +54,21 @@ class ScaleLayer : public Layer<Dtype> {
     return static_cast<size_t>(temp_.count64()) * sizeof(Dtype);
   }
   void KeptMemory(vector<SyncedMemory*>* kept) const override {
-    if (!borrowed_) this->KeepBlobMemory(temp_, kept);
+    if (borrowed_.empty()) this->KeepBlobMemory(temp_, kept);
   }
-  // In place right after an in-place BatchNorm, this layer's input is the
-  // normalized output that BatchNorm already keeps for its own backward:
-  // read that copy instead of making another (the net lends it under
-  // mem_param; one activation-sized buffer less per BatchNorm/Scale pair).
-  // `output` must hold this layer's bottom data as Forward sees it.
-  void BorrowPreviousOutput(const Blob<Dtype>* output) override {
+  // In place right after a BatchNorm, this layer's input is the normalized
+  // output that BatchNorm already keeps for its own backward, as a copy or
+  // as its input and statistics: read that instead of making a copy (the
+  // net lends it, with or without mem_param; one activation-sized buffer
+  // less per BatchNorm/Scale pair).  `output` must give this layer's
+  // bottom data as Forward sees it.
+  void BorrowPreviousOutput(const LentOutput<Dtype>& output) override {
     borrowed_ = output;
   }
-  bool borrows_input_copy() const { return borrowed_ != nullptr; }
-  // Forward's copy of the input (its own, or the borrowed one), for a
-  // fused chain; empty unless the layer runs in place.
+  bool borrows_input_copy() const { return !borrowed_.empty(); }
+  // Forward's copy of the input (its own, or a borrowed copy), for a
+  // fused chain; empty unless the layer runs in place, and when it borrows
+  // a BatchNorm's input and statistics.
   const Blob<Dtype>& input_copy() const { return temp_; }
   // Channel stages (scale_compute.hpp), for fused chains.
   DECLARE_CHANNEL_STAGES;
@@ -93,9 +95,9 @@ class ScaleLayer : public Layer<Dtype> {
   int scale_dim_ = 0;
   int inner_dim_ = 0;
   // Copy of bottom[0]'s data, only sized when computing in place; a view
-  // of another layer's copy when borrowed_.
+  // of another layer's copy when borrowed_ is one.
   Blob<Dtype> temp_;
-  const Blob<Dtype>* borrowed_ = nullptr;
+  LentOutput<Dtype> borrowed_;
   bool in_place_single_bottom_ = false;  // set by Reshape
 };
 

@@ -11,6 +11,7 @@
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "caffe/util/normalized_input.hpp"
 
 namespace caffe {
 
@@ -30,13 +31,13 @@ struct CenteredSquare {
     return d * d;
   }
 };
-template <typename Dtype>
+template <typename Dtype, typename Values>
 struct DoubleProduct {
   const Dtype* a;
-  const Dtype* b;
+  Values b;
   CAFFE_KERNEL double operator()(long j) const {
     return RoundedProduct(static_cast<double>(a[j]),
-                          static_cast<double>(b[j]));
+                          static_cast<double>(b(j)));
   }
 };
 
@@ -96,23 +97,36 @@ struct BatchNormNormalize {
   }
 };
 
-// Channel c: the means of dy and dy * y, accumulated in double.
+// Channel c: the means of dy and dy * y, accumulated in double; y from
+// its kept copy or from the input (util/normalized_input.hpp).
 template <typename Dtype>
 struct BatchNormGradientMeans {
   const Dtype* dy;
-  const Dtype* y;
+  NormalizedSource<Dtype> y;
   Dtype* mean_dy;
   Dtype* mean_dyy;
   int num, channels, spatial;
-  CAFFE_KERNEL void operator()(long c) const {
+  template <typename Values>
+  CAFFE_KERNEL void Means(long c, const Values& yc) const {
     const double per_channel = static_cast<double>(num) * spatial;
     double sum_dy, sum_dyy;
     SumTwoOverChannel<double>(c, num, channels, spatial,
                               DoubleValue<Dtype>{dy},
-                              DoubleProduct<Dtype>{dy, y}, &sum_dy, &sum_dyy);
+                              DoubleProduct<Dtype, Values>{dy, yc}, &sum_dy,
+                              &sum_dyy);
     if (!ChannelLead()) return;
     mean_dy[c] = static_cast<Dtype>(sum_dy / per_channel);
     mean_dyy[c] = static_cast<Dtype>(sum_dyy / per_channel);
+  }
+  CAFFE_KERNEL CAFFE_HOST_NOINLINE void MeansOfInput(long c) const {
+    Means(c, y.Normalized(c));
+  }
+  CAFFE_KERNEL void operator()(long c) const {
+    if (y.copied()) {
+      Means(c, y.Copied());
+    } else {
+      MeansOfInput(c);
+    }
   }
 };
 
@@ -127,11 +141,12 @@ CAFFE_KERNEL inline Dtype BatchNormGradient(Dtype dy, Dtype y, Dtype mean_dy,
 
 // Plane (n, c): dx = (dy - mean_dy - mean_dyy * y) * (1 / sd), or
 // dy * (1 / sd) when the statistics are constants (no means given), the
-// reciprocal taken once per plane as in the forward.  dx may alias dy.
+// reciprocal taken once per plane as in the forward.  dx may alias dy; y
+// comes from its kept copy or from the input.
 template <typename Dtype>
 struct BatchNormBackward {
   const Dtype* dy;
-  const Dtype* y;
+  NormalizedSource<Dtype> y;
   const Dtype* sd;
   const Dtype* mean_dy;
   const Dtype* mean_dyy;
@@ -146,16 +161,24 @@ struct BatchNormBackward {
     CAFFE_KERNEL Dtype Load(long i) const { return dy[i]; }
     CAFFE_KERNEL void Store(long i, Dtype g) const { dx[i] = g * inverse_sd; }
   };
+  template <typename Values>
   struct BatchElements {
     const Dtype* dy;
-    const Dtype* y;
+    Values y;
     Dtype* dx;
     Dtype mean_dy, mean_dyy, inverse_sd;
-    CAFFE_KERNEL Two<Dtype> Load(long i) const { return {dy[i], y[i]}; }
+    CAFFE_KERNEL Two<Dtype> Load(long i) const { return {dy[i], y(i)}; }
     CAFFE_KERNEL void Store(long i, Two<Dtype> v) const {
       dx[i] = BatchNormGradient(v.a, v.b, mean_dy, mean_dyy, inverse_sd);
     }
   };
+  CAFFE_KERNEL CAFFE_HOST_NOINLINE void PlaneOfInput(
+      long off, int c, Dtype inverse_sd) const {
+    PlaneElements(BatchElements<NormalizedValues<Dtype> >{
+                      dy, y.Normalized(c), dx, mean_dy[c], mean_dyy[c],
+                      inverse_sd},
+                  off, spatial);
+  }
   CAFFE_KERNEL void operator()(long p) const {
     const long off = p * spatial;
     const int c = static_cast<int>(p % channels);
@@ -164,8 +187,14 @@ struct BatchNormBackward {
       PlaneElements(ConstantElements{dy, dx, inverse_sd}, off, spatial);
       return;
     }
-    PlaneElements(BatchElements{dy, y, dx, mean_dy[c], mean_dyy[c], inverse_sd},
-                  off, spatial);
+    if (y.copied()) {
+      PlaneElements(BatchElements<CopiedValues<Dtype> >{
+                        dy, y.Copied(), dx, mean_dy[c], mean_dyy[c],
+                        inverse_sd},
+                    off, spatial);
+    } else {
+      PlaneOfInput(off, c, inverse_sd);
+    }
   }
 };
 
@@ -261,8 +290,10 @@ auto BatchNormLayer<Dtype>::ForwardStage(const Launch& launch,
                Maybe<BatchNormSqrt<Dtype> >{{sd, eps_}, !reuse}));
   // Element-wise from here, so in place is safe.  A later in-place layer
   // may overwrite the top; backward needs it, so it is kept in x_norm_ in
-  // the same pass, unless a rerun writes it again before backward.
-  const bool keep = !use_global_stats_ && !this->rerun_before_backward();
+  // the same pass, unless backward normalizes the input again or a rerun
+  // writes it again before backward.
+  const bool keep = !use_global_stats_ && !reads_input_ &&
+                    !this->rerun_before_backward();
   const BatchNormNormalize<Dtype> plane_body{
       x, mean, sd, MutableDataOn(gpu, top[0]),
       keep ? MutableDataOn(gpu, &x_norm_) : nullptr, channels_, spatial};
@@ -295,7 +326,8 @@ auto BatchNormLayer<Dtype>::BackwardStage(const Launch& launch,
                                        (int64_t{num} * channels_));
   const Dtype* dy = on ? DiffOn(gpu, *top[0]) : nullptr;
   Dtype* dx = on ? MutableDiffOn(gpu, bottom[0]) : nullptr;  // may be dy
-  const Dtype* y = batch_stats ? DataOn(gpu, x_norm_) : nullptr;
+  NormalizedSource<Dtype> y;
+  if (batch_stats) y = SourceOn(gpu, Lent(bottom[0]));
   Dtype* mean_dy =
       batch_stats ? MutableDataOn(gpu, &gradient_means_) : nullptr;
   Dtype* mean_dyy = batch_stats ? mean_dy + channels_ : nullptr;

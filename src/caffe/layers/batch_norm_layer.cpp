@@ -76,7 +76,10 @@ void BatchNormLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   vector<int> shape(1, channels_);
   mean_.Reshape(shape);
   std_.Reshape(shape);
-  if (use_global_stats_) {
+  input_ = bottom[0];
+  reads_input_ = !use_global_stats_ && top[0] != bottom[0] &&
+                 this->bottom_stays_intact();
+  if (use_global_stats_ || reads_input_) {
     x_norm_.Reshape(vector<int>(1, 0));
   } else {
     x_norm_.ReshapeLike(*bottom[0]);

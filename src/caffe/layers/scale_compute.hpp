@@ -10,8 +10,39 @@
 #include "caffe/util/device_math.hpp"
 #include "caffe/util/channel_sums.hpp"
 #include "caffe/util/elementwise.hpp"
+#include "caffe/util/normalized_input.hpp"
 
 namespace caffe {
+
+// Channel d: the parameter gradients, acc_a[d] += the sum of dy (the
+// bias's) and acc_b[d] += the sum of dy * x (the scale's), each only when
+// given; x from a buffer, or normalized from a BatchNorm's input whose
+// output this layer borrows (util/normalized_input.hpp).
+template <typename Dtype>
+struct ScaleParamSums {
+  Dtype* acc_a;
+  Dtype* acc_b;
+  int outer, channels, inner;
+  const Dtype* dy;
+  NormalizedSource<Dtype> x;
+  template <typename Values>
+  CAFFE_KERNEL void Sums(long d, const Values& xd) const {
+    const ChannelSumPair<Dtype, ValueTerm<Dtype>, ProductWith<Dtype, Values> >
+        sums{acc_a, acc_b, outer, channels, inner, ValueTerm<Dtype>{dy},
+             ProductWith<Dtype, Values>{dy, xd}};
+    sums(d);
+  }
+  CAFFE_KERNEL CAFFE_HOST_NOINLINE void SumsOfInput(long d) const {
+    Sums(d, x.Normalized(d));
+  }
+  CAFFE_KERNEL void operator()(long d) const {
+    if (x.copied() || !acc_b) {
+      Sums(d, x.Copied());
+    } else {
+      SumsOfInput(d);
+    }
+  }
+};
 
 // Plane by plane, y = x * s (+ b): each plane's copy of x (in place),
 // product and bias in one visit, the product rounded before the bias is
@@ -26,7 +57,7 @@ auto ScaleLayer<Dtype>::ForwardStage(const Launch& launch,
   // In place, backward needs x, which the output is about to replace
   // (unless the net runs no backward for this layer, or a rerun writes the
   // copy again before it).
-  const bool keep_copy = bottom[0] == top[0] && !borrowed_ &&
+  const bool keep_copy = bottom[0] == top[0] && borrowed_.empty() &&
                          this->backward_runs() &&
                          !this->rerun_before_backward();
   const Dtype* s =
@@ -77,12 +108,21 @@ auto ScaleLayer<Dtype>::BackwardStage(const Launch& launch,
   Dtype* ds = scale_diff ? MutableDiffOn(gpu, scale) : nullptr;
   // Parameter diffs accumulate; a bottom's diff is overwritten.
   if (scale_diff && !scale_is_param) SetOn(gpu, scale_dim_, Dtype(0), ds);
-  const Dtype* x = (bottom[0] == top[0]) ? DataOn(gpu, temp_)
-                                         : DataOn(gpu, *bottom[0]);
+  // The input: this layer's copy (its own or borrowed), a BatchNorm's
+  // input normalized again, or the bottom itself out of place.
+  NormalizedSource<Dtype> x;
+  if (ds) {
+    if (bottom[0] != top[0]) {
+      x = CopySource(DataOn(gpu, *bottom[0]));
+    } else if (borrowed_.input) {
+      x = SourceOn(gpu, borrowed_);
+    } else {
+      x = CopySource(DataOn(gpu, temp_));
+    }
+  }
   // db[d] += the sum of dy, ds[d] += the sum of dy * x, over the channel.
-  const ChannelSumPair<Dtype, ValueTerm<Dtype>, ProductTerm<Dtype> > sums{
-      db, ds, outer_dim_, scale_dim_, inner_dim_, ValueTerm<Dtype>{dy},
-      ProductTerm<Dtype>{dy, x}};
+  const ScaleParamSums<Dtype> sums{db, ds, outer_dim_, scale_dim_,
+                                   inner_dim_, dy, x};
   const Maybe<ChannelPlanes<Dtype, MulOp<Dtype> > > bottom_diff{
       {dy, DataOn(gpu, *scale),
        propagate_down[0] ? MutableDiffOn(gpu, bottom[0]) : nullptr,

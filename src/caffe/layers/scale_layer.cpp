@@ -93,12 +93,18 @@ void ScaleLayer<Dtype>::Reshape(const vector<Blob<Dtype>*>& bottom,
   outer_dim_ = bottom[0]->count(0, axis);
   scale_dim_ = scale->count();
   inner_dim_ = bottom[0]->count(axis + scale->num_axes());
-  if (bottom[0] == top[0] && borrowed_) {
-    CAFFE_CHECK_EQ(borrowed_->count64(), bottom[0]->count64())
+  if (bottom[0] == top[0] && !borrowed_.empty()) {
+    const Blob<Dtype>& lent = borrowed_.copy ? *borrowed_.copy
+                                             : *borrowed_.input;
+    CAFFE_CHECK_EQ(lent.count64(), bottom[0]->count64())
         << "Scale layer " << this->layer_param_.name()
         << ": the borrowed copy of the input does not match it";
-    temp_.ReshapeLike(*bottom[0]);
-    temp_.ShareData(*borrowed_);
+    if (borrowed_.copy) {
+      temp_.ReshapeLike(*bottom[0]);
+      temp_.ShareData(*borrowed_.copy);
+    } else {
+      temp_.Reshape(vector<int>(1, 0));  // backward normalizes the input
+    }
   } else if (bottom[0] == top[0] && this->backward_runs()) {
     temp_.ReshapeLike(*bottom[0]);
   } else {

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "caffe/blob.hpp"
@@ -365,6 +367,63 @@ TYPED_TEST(BatchNormLayerTest, InternalBytes) {
   BatchNormLayer<Dtype> test(this->Param(TEST));
   test.SetUp(this->bottom_vec_, this->top_vec_);
   EXPECT_EQ(2 * 3 * sizeof(Dtype), test.InternalBytes());
+}
+
+// Out of place on a bottom the net marks intact (Layer::
+// set_bottom_stays_intact), BatchNorm keeps no copy of its output: its
+// backward normalizes the bottom again, which it declares, and gives the
+// bits of the copy it no longer keeps.
+TYPED_TEST(BatchNormLayerTest, IntactBottomIsNormalizedAgain) {
+  typedef TypeParam Dtype;
+  BatchNormLayer<Dtype> reads(this->Param(TRAIN));
+  reads.set_bottom_stays_intact(true);
+  reads.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_TRUE(reads.reads_input());
+  EXPECT_EQ(kReadsBottomData, reads.Memory().backward_reads);
+  EXPECT_EQ(2 * 3 * sizeof(Dtype), reads.InternalBytes());
+  EXPECT_EQ(&this->bottom_, reads.KeptOutput().input);
+  EXPECT_EQ(nullptr, reads.KeptOutput().copy);
+  CheckBackwardReads<Dtype>(&reads, this->bottom_vec_, this->top_vec_);
+  GradientChecker<Dtype> checker(1e-2, 1e-3, 1701);
+  checker.CheckGradientExhaustive(&reads, this->bottom_vec_, this->top_vec_);
+  // The same bits as the copy: dx and the top, after a forward and a
+  // backward of each.
+  BatchNormLayer<Dtype> copies(this->Param(TRAIN));
+  copies.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_FALSE(copies.reads_input());
+  EXPECT_EQ(copies.normalized_output(), copies.KeptOutput().copy);
+  vector<vector<Dtype> > results;
+  for (BatchNormLayer<Dtype>* layer : {&reads, &copies}) {
+    layer->Forward(this->bottom_vec_, this->top_vec_);
+    contract_test::FillTopDiffs(this->top_vec_);
+    layer->Backward(this->top_vec_, vector<bool>(1, true), this->bottom_vec_);
+    vector<Dtype> r(this->top_.cpu_data(),
+                    this->top_.cpu_data() + this->top_.count());
+    r.insert(r.end(), this->bottom_.cpu_diff(),
+             this->bottom_.cpu_diff() + this->bottom_.count());
+    results.push_back(r);
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
+                           results[0].size() * sizeof(Dtype)));
+  // In place, or with stored statistics, there is nothing to read again.
+  BatchNormLayer<Dtype> in_place(this->Param(TRAIN));
+  in_place.set_bottom_stays_intact(true);
+  in_place.SetUp(this->bottom_vec_, this->bottom_vec_);
+  EXPECT_FALSE(in_place.reads_input());
+  BatchNormLayer<Dtype> global(this->Param(TEST));
+  global.set_bottom_stays_intact(true);
+  global.SetUp(this->bottom_vec_, this->top_vec_);
+  EXPECT_FALSE(global.reads_input());
+  EXPECT_EQ(kReadsNothing, global.Memory().backward_reads);
+  // The read is real: a bottom overwritten between forward and backward
+  // spoils the gradient.
+  reads.Forward(this->bottom_vec_, this->top_vec_);
+  contract_test::FillTopDiffs(this->top_vec_);
+  caffe_set(this->bottom_.count(), std::numeric_limits<Dtype>::quiet_NaN(),
+            this->bottom_.mutable_cpu_data());
+  reads.Backward(this->top_vec_, vector<bool>(1, true), this->bottom_vec_);
+  EXPECT_TRUE(std::isnan(this->bottom_.cpu_diff()[0]));
 }
 
 TYPED_TEST(BatchNormLayerTest, StatisticsAreNotLearned) {

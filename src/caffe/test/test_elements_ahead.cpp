@@ -147,9 +147,25 @@ TEST(ElementsAheadTest, PlaneElementOpsGiveThePlaneBodysBits) {
         }
       },
       [&](Buffers* b) {
-        return BatchNormBackward<float>::BatchElements{
-            (*b)[0].data(), (*b)[1].data(), (*b)[0].data(), 0.1f, 0.2f,
+        return BatchNormBackward<float>::BatchElements<CopiedValues<float> >{
+            (*b)[0].data(), {(*b)[1].data()}, (*b)[0].data(), 0.1f, 0.2f,
             1.f / sd};
+      });
+  // The same with y normalized again from the input in the second buffer.
+  ExpectPlaneOpsEqualBody(
+      "BatchNormBackward from the input", 2,
+      [&](Buffers* b, long off, int n) {
+        for (int i = 0; i < n; ++i) {
+          const long k = off + i;
+          const float y = ((*b)[1][k] - mean) * (1.f / sd);
+          (*b)[0][k] = ((*b)[0][k] - 0.1f - 0.2f * y) * (1.f / sd);
+        }
+      },
+      [&](Buffers* b) {
+        return BatchNormBackward<float>::BatchElements<
+            NormalizedValues<float> >{(*b)[0].data(),
+                                      {(*b)[1].data(), mean, 1.f / sd},
+                                      (*b)[0].data(), 0.1f, 0.2f, 1.f / sd};
       });
   // The Scale's product in place.
   ExpectPlaneOpsEqualBody(

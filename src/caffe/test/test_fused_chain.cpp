@@ -15,11 +15,14 @@
 #include <google/protobuf/text_format.h>
 
 #include "caffe/caffe.hpp"
+#include "caffe/layers/batch_norm_layer.hpp"
+#include "caffe/layers/scale_layer.hpp"
 #include "caffe/step_hook.hpp"
 #include "caffe/test/chain_nets.hpp"
 #include "caffe/test/mem_trajectory_util.hpp"
 #include "caffe/util/elementwise.hpp"
 #include "caffe/util/io.hpp"
+#include "caffe/util/memory_fit.hpp"
 
 namespace caffe {
 namespace {
@@ -360,6 +363,61 @@ TEST(FusedChainTest, TrainingIsBitIdenticalWithAndWithoutMemParam) {
     MemoryOptimizationParameter mp;
     ReadProtoFromTextString(text, "mem_param", &mp);
     ExpectBitIdentical(reference, TrainTrajectory(param, &mp, 4), text);
+  }
+}
+
+// A BatchNorm out of place on a bottom only it reads (bn5 on conv3) keeps
+// no copy of its output: its backward, its Scale's and the fused chain's
+// normalize the bottom again (util/normalized_input.hpp).  That gives the
+// bits of a BatchNorm that keeps the copy because another layer reads its
+// bottom too (a Silence: conv3 then goes through a Split), by channel (8x8
+// planes) and by plane (3x3, the GPU's form), fused and layer by layer,
+// with and without mem_param.
+TEST(FusedChainTest, BatchNormOnAnIntactBottomNormalizesItAgain) {
+  for (int side : {8, 3}) {
+    NetParameter reading = ChainNet(side);
+    reading.mutable_state()->set_phase(TRAIN);
+    NetParameter copying = reading;
+    LayerParameter* peek = copying.add_layer();
+    peek->set_name("peek");
+    peek->set_type("Silence");
+    peek->add_bottom("conv3");
+    Net<float> reads(reading), copies(copying);
+    const auto& bn_reads = dynamic_cast<const BatchNormLayer<float>&>(
+        *reads.layer_by_name("bn5"));
+    const auto& bn_copies = dynamic_cast<const BatchNormLayer<float>&>(
+        *copies.layer_by_name("bn5"));
+    EXPECT_TRUE(bn_reads.reads_input());
+    EXPECT_EQ(0, bn_reads.normalized_output()->count());
+    EXPECT_EQ(kReadsBottomData, bn_reads.Memory().backward_reads);
+    EXPECT_FALSE(bn_copies.reads_input());
+    EXPECT_EQ(copies.blob_by_name("bn5")->count(),
+              bn_copies.normalized_output()->count());
+    // The in-place BatchNorms keep their copies, and every Scale borrows.
+    for (const char* in_place : {"bn1", "bn2", "bn3"}) {
+      EXPECT_FALSE(dynamic_cast<const BatchNormLayer<float>&>(
+                       *reads.layer_by_name(in_place)).reads_input())
+          << in_place;
+    }
+    EXPECT_TRUE(reads.borrows_kept_output(LayerIndex(reads, "sc5")));
+    EXPECT_TRUE(copies.borrows_kept_output(LayerIndex(copies, "sc5")));
+    EXPECT_EQ(0, dynamic_cast<const ScaleLayer<float>&>(
+                     *reads.layer_by_name("sc5")).input_copy().count());
+    // The copy is the difference in the layers' buffers.
+    EXPECT_EQ(NetMemoryNeed(reads).layer_buffers +
+                  bn_copies.normalized_output()->count() * sizeof(float),
+              NetMemoryNeed(copies).layer_buffers);
+    auto unfused = [](Net<float>* net) { net->set_fuse_chains(false); };
+    const Trajectory reference = TrainTrajectory(copying, nullptr, 4, unfused);
+    ExpectBitIdentical(reference, TrainTrajectory(reading, nullptr, 4),
+                       "normalized again, fused");
+    ExpectBitIdentical(reference,
+                       TrainTrajectory(reading, nullptr, 4, unfused),
+                       "normalized again, layer by layer");
+    MemoryOptimizationParameter mp;
+    ReadProtoFromTextString("optimize_train: true", "mem_param", &mp);
+    ExpectBitIdentical(reference, TrainTrajectory(reading, &mp, 4),
+                       "normalized again, mem_param");
   }
 }
 
