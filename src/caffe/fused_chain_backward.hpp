@@ -92,11 +92,9 @@ CAFFE_KERNEL inline NormalizedValues<Dtype> NormalizedOrNone(
 
 // Channel c: the Scale's parameter gradients (accumulated, as its layer
 // does) and BatchNorm's gradient means, each only where its layer takes
-// it (a null destination is skipped).
+// it (a null destination is skipped).  Launched as ChainBackwardSumsOf.
 template <typename Dtype>
 struct ChainBackwardSums {
-  // Its kernel is held to 128 registers (gpu_launch.cuh).
-  static constexpr bool kBoundRegisters = true;
   const Dtype* dy;
   ChainGradient<Dtype> gradient;
   NormalizedSource<Dtype> scale_x;  // the Scale's input; off: no sum
@@ -130,17 +128,19 @@ struct ChainBackwardSums {
     }
   };
 
-  CAFFE_KERNEL void operator()(long c) const {
-    const Dtype s = gradient.scale ? gradient.scale[c] : Dtype(1);
-    if (scale_x.x || bn_y.x) {
-      Sum(c, Terms<NormalizedValues<Dtype> >{
-                 dy, gradient, NormalizedOrNone(scale_x, c),
-                 NormalizedOrNone(bn_y, c), scale_x.on(), bn_y.on(), s});
-    } else {
-      Sum(c, Terms<CopiedValues<Dtype> >{dy, gradient, scale_x.Copied(),
-                                         bn_y.Copied(), scale_x.on(),
-                                         bn_y.on(), s});
-    }
+  // Whether the sources are BatchNorm's input, normalized again (a
+  // chain's are of one kind: its Scale borrows its BatchNorm's).
+  bool FromInput() const { return scale_x.x != nullptr || bn_y.x != nullptr; }
+  CAFFE_KERNEL void SumsFromInput(long c) const {
+    Sum(c, Terms<NormalizedValues<Dtype> >{
+               dy, gradient, NormalizedOrNone(scale_x, c),
+               NormalizedOrNone(bn_y, c), scale_x.on(), bn_y.on(),
+               gradient.scale ? gradient.scale[c] : Dtype(1)});
+  }
+  CAFFE_KERNEL void SumsFromCopies(long c) const {
+    Sum(c, Terms<CopiedValues<Dtype> >{
+               dy, gradient, scale_x.Copied(), bn_y.Copied(), scale_x.on(),
+               bn_y.on(), gradient.scale ? gradient.scale[c] : Dtype(1)});
   }
 
   template <typename ChannelTerms>
@@ -154,6 +154,22 @@ struct ChainBackwardSums {
       const double per_channel = static_cast<double>(outer) * inner;
       mean_dy[c] = static_cast<Dtype>(sums.mean_dy / per_channel);
       mean_dyy[c] = static_cast<Dtype>(sums.mean_dyy / per_channel);
+    }
+  }
+};
+
+// ChainBackwardSums with the sources' kind fixed, a kernel for each: with
+// both loops in one kernel, ptxas spilled registers in the float kernel
+// under its bound.  The kernel is held to 128 registers (gpu_launch.cuh).
+template <typename Dtype, bool kFromInput>
+struct ChainBackwardSumsOf {
+  static constexpr bool kBoundRegisters = true;
+  ChainBackwardSums<Dtype> sums;
+  CAFFE_KERNEL void operator()(long c) const {
+    if constexpr (kFromInput) {
+      sums.SumsFromInput(c);
+    } else {
+      sums.SumsFromCopies(c);
     }
   }
 };
@@ -282,7 +298,13 @@ void FusedChain<Dtype>::BackwardByPlane(const Launch& launch) {
   sums.channels = planes.channels = channels_;
   sums.inner = planes.inner = inner_;
   if (sums.bias_diff || sums.scale_diff || sums.mean_dy) {
-    launch.Channels(channels_, static_cast<long>(outer_) * inner_, sums);
+    const long work = static_cast<long>(outer_) * inner_;
+    if (sums.FromInput()) {
+      launch.Channels(channels_, work, ChainBackwardSumsOf<Dtype, true>{sums});
+    } else {
+      launch.Channels(channels_, work,
+                      ChainBackwardSumsOf<Dtype, false>{sums});
+    }
   }
   launch.Planes(static_cast<long>(outer_) * channels_, GrainFor(inner_),
                 planes);
