@@ -83,6 +83,14 @@ struct BoundsRegisters : std::false_type {};
 template <typename Body>
 struct BoundsRegisters<Body, std::void_t<decltype(Body::kBoundRegisters)> >
     : std::integral_constant<bool, Body::kBoundRegisters> {};
+// A composite (a layer's channel stages, MakeThen of Maybes) is bounded
+// when any of its parts asks.
+template <typename First, typename Second>
+struct BoundsRegisters<Then<First, Second>, void>
+    : std::integral_constant<bool, BoundsRegisters<First>::value ||
+                                       BoundsRegisters<Second>::value> {};
+template <typename Part>
+struct BoundsRegisters<Maybe<Part>, void> : BoundsRegisters<Part> {};
 // The channel kernel of a body.
 template <typename Body>
 constexpr auto ForEachChannelKernel() {

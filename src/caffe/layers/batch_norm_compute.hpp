@@ -22,13 +22,25 @@ struct DoubleValue {
   const Dtype* x;
   CAFFE_KERNEL double operator()(long j) const { return x[j]; }
 };
+// x - shift and its square, in double: the terms of the statistics'
+// sums.  The square is an explicit round-to-nearest product, so that
+// nvcc cannot contract it into the sum's add in one kernel and not in
+// another (a layer's launch and a fused chain's must agree bit for bit).
 template <typename Dtype>
-struct CenteredSquare {
+struct ShiftedValue {
   const Dtype* x;
-  Dtype mean;
+  double shift;
   CAFFE_KERNEL double operator()(long j) const {
-    const double d = static_cast<double>(x[j]) - mean;
-    return d * d;
+    return static_cast<double>(x[j]) - shift;
+  }
+};
+template <typename Dtype>
+struct ShiftedSquare {
+  const Dtype* x;
+  double shift;
+  CAFFE_KERNEL double operator()(long j) const {
+    const double d = static_cast<double>(x[j]) - shift;
+    return RoundedProduct(d, d);
   }
 };
 template <typename Dtype, typename Values>
@@ -41,26 +53,37 @@ struct DoubleProduct {
   }
 };
 
-// Channel c: mean and (biased) variance over every image and position
-// (two passes, SumOverChannel's order, in double).
+// Channel c: mean and (biased) variance over every image and position, in
+// one sweep that reads x once: the sums of d = x - K and of d * d in
+// double, where the shift K is the channel's first element, so that
+// var = E[d^2] - E[d]^2 subtracts numbers of the data's spread, not of
+// its mean (a channel whose mean is large against its deviation loses
+// nothing to cancellation; a constant channel gives exactly 0).  Two
+// passes (the mean, then the centred squares) read x twice: on a GPU, one
+// of the four or five streams of a fused chain's forward was that second
+// read.
 template <typename Dtype>
 struct BatchNormStats {
+  // Left free, ptxas gave the two sums' kernel 130 registers: one block an
+  // SM where ChannelBlocksByShape counts two (gpu_launch.cuh).
+  static constexpr bool kBoundRegisters = true;
   const Dtype* x;
   Dtype* mean;
   Dtype* var;
   int num, channels, spatial;
   CAFFE_KERNEL void operator()(long c) const {
     const double per_channel = static_cast<double>(num) * spatial;
-    const Dtype m = static_cast<Dtype>(
-        SumOverChannel<double>(c, num, channels, spatial,
-                               DoubleValue<Dtype>{x}) / per_channel);
-    const Dtype v = static_cast<Dtype>(
-        SumOverChannel<double>(c, num, channels, spatial,
-                               CenteredSquare<Dtype>{x, m}) /
-        per_channel);
+    const double shift = static_cast<double>(x[c * spatial]);
+    double sum, sum_squares;
+    SumTwoOverChannel<double>(c, num, channels, spatial,
+                              ShiftedValue<Dtype>{x, shift},
+                              ShiftedSquare<Dtype>{x, shift}, &sum,
+                              &sum_squares);
     if (!ChannelLead()) return;
-    mean[c] = m;
-    var[c] = v;
+    const double offset = sum / per_channel;  // E[x] - K
+    const double v = sum_squares / per_channel - offset * offset;
+    mean[c] = static_cast<Dtype>(shift + offset);
+    var[c] = static_cast<Dtype>(v > 0 ? v : 0);
   }
 };
 

@@ -145,6 +145,55 @@ TYPED_TEST(BatchNormLayerTest, ForwardTrain1D) {
   this->ExpectNormalized(bottom, this->top_, mean, var, 1e-5);
 }
 
+// The statistics hold where their sums would cancel: a channel whose mean
+// is 770,000 deviations (the statistics are shifted by the channel's
+// first element), a constant channel, and one whose first element is an
+// outlier.  Compared through the running sums, which take the batch's
+// mean and variance before they are rounded into the output's type.
+TYPED_TEST(BatchNormLayerTest, StatisticsOfLargeMeansAndConstants) {
+  typedef TypeParam Dtype;
+  Blob<Dtype> bottom(4, 3, 6, 7);
+  const int spatial = 6 * 7;
+  Dtype* x = bottom.mutable_cpu_data();
+  caffe_rng_gaussian<Dtype>(bottom.count(), Dtype(0), Dtype(1), x);
+  for (int n = 0; n < 4; ++n)
+    for (int s = 0; s < spatial; ++s) {
+      Dtype* at = x + n * 3 * spatial + s;
+      at[0] = Dtype(10000.37) + Dtype(0.013) * at[0];
+      at[spatial] = Dtype(3.25);
+    }
+  x[2 * spatial] = Dtype(50);  // channel 2's first element
+  vector<Blob<Dtype>*> bottom_vec(1, &bottom);
+  BatchNormLayer<Dtype> layer(this->Param(TRAIN));
+  layer.SetUp(bottom_vec, this->top_vec_);
+  layer.Forward(bottom_vec, this->top_vec_);
+  vector<double> mean, var;
+  this->Stats(bottom, &mean, &var);
+  const double m = 4 * spatial;
+  const double tol = sizeof(Dtype) == 4 ? 1e-6 : 1e-13;
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_NEAR(mean[c], layer.blobs()[0]->cpu_data()[c],
+                tol * std::fabs(mean[c])) << "channel " << c;
+    EXPECT_NEAR(m / (m - 1) * var[c], layer.blobs()[1]->cpu_data()[c],
+                tol * var[c]) << "channel " << c;
+  }
+  EXPECT_EQ(Dtype(0), layer.blobs()[1]->cpu_data()[1]);
+  for (int n = 0; n < 4; ++n)
+    for (int s = 0; s < spatial; ++s)
+      ASSERT_EQ(Dtype(0), this->top_.cpu_data()[(n * 3 + 1) * spatial + s]);
+  // Channel 2's output is as exact as the type (channel 0's mean does not
+  // fit a float's mantissa next to its deviation, so neither can x - mean).
+  const double out_tol = sizeof(Dtype) == 4 ? 1e-5 : 1e-12;
+  for (int n = 0; n < 4; ++n)
+    for (int s = 0; s < spatial; ++s) {
+      const int i = (n * 3 + 2) * spatial + s;
+      const double expected =
+          (x[i] - mean[2]) / std::sqrt(var[2] + double(1e-5f));
+      EXPECT_NEAR(expected, this->top_.cpu_data()[i],
+                  out_tol * std::max(1.0, std::fabs(expected)));
+    }
+}
+
 TYPED_TEST(BatchNormLayerTest, RunningStatisticsAfterTwoPasses) {
   typedef TypeParam Dtype;
   LayerParameter p = this->Param(TRAIN);
