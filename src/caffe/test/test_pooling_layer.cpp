@@ -473,6 +473,21 @@ TYPED_TEST(PoolingLayerTest, StochasticTrainPicksWindowElement) {
   EXPECT_EQ(routed, this->top_->count());
 }
 
+// Finite differences through training's random choices: the checker seeds
+// the generator before every forward, so each one picks the same elements
+// (a step this small moves no choice's boundary past its draw here), and
+// the gradient is 1 at each picked element.
+TYPED_TEST(PoolingLayerTest, GradientStochasticTrain) {
+  typedef TypeParam Dtype;
+  for (int i = 0; i < this->bottom_->count(); ++i)
+    this->bottom_->mutable_cpu_data()[i] =
+        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.1);
+  PoolingLayer<Dtype> layer(
+      this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 2, 0));
+  GradientChecker<Dtype> checker(1e-4, 1e-2);
+  checker.CheckGradientExhaustive(&layer, this->bottom_vec_, this->top_vec_);
+}
+
 // Picks x with probability x / sum: for [1, 3] the 3 wins about 3/4 of the
 // time.
 TYPED_TEST(PoolingLayerTest, StochasticTrainFrequencies) {
