@@ -68,6 +68,12 @@ class PoolingLayerTest : public ::testing::Test {
     top_vec_ = {top_.get()};
   }
 
+  // The bottom's magnitudes plus `floor`: inputs STOCHASTIC may take.
+  void MakeBottomPositive(Dtype floor) {
+    Dtype* x = bottom_->mutable_cpu_data();
+    for (int i = 0; i < bottom_->count(); ++i) x[i] = std::fabs(x[i]) + floor;
+  }
+
   static LayerParameter Param(PoolingParameter_PoolMethod pool, int kernel,
                               int stride, int pad) {
     LayerParameter p;
@@ -438,9 +444,7 @@ TYPED_TEST(PoolingLayerTest, GlobalPooling) {
 
 TYPED_TEST(PoolingLayerTest, StochasticTrainPicksWindowElement) {
   typedef TypeParam Dtype;
-  for (int i = 0; i < this->bottom_->count(); ++i)
-    this->bottom_->mutable_cpu_data()[i] =
-        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  this->MakeBottomPositive(Dtype(0.01));
   PoolingLayer<Dtype> layer(
       this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 2, 0));
   layer.SetUp(this->bottom_vec_, this->top_vec_);
@@ -479,9 +483,7 @@ TYPED_TEST(PoolingLayerTest, StochasticTrainPicksWindowElement) {
 // the gradient is 1 at each picked element.
 TYPED_TEST(PoolingLayerTest, GradientStochasticTrain) {
   typedef TypeParam Dtype;
-  for (int i = 0; i < this->bottom_->count(); ++i)
-    this->bottom_->mutable_cpu_data()[i] =
-        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.1);
+  this->MakeBottomPositive(Dtype(0.1));
   PoolingLayer<Dtype> layer(
       this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3, 2, 0));
   GradientChecker<Dtype> checker(1e-4, 1e-2);
@@ -513,9 +515,7 @@ TYPED_TEST(PoolingLayerTest, StochasticTrainFrequencies) {
 
 TYPED_TEST(PoolingLayerTest, StochasticTestWeightedAverage) {
   typedef TypeParam Dtype;
-  for (int i = 0; i < this->bottom_->count(); ++i)
-    this->bottom_->mutable_cpu_data()[i] =
-        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  this->MakeBottomPositive(Dtype(0.01));
   LayerParameter p = this->Param(PoolingParameter_PoolMethod_STOCHASTIC, 3,
                                  2, 0);
   p.set_phase(TEST);
@@ -583,9 +583,7 @@ TYPED_TEST(PoolingLayerTest, GradientGlobalAve) {
 
 TYPED_TEST(PoolingLayerTest, BackwardReadsDeclaration) {
   typedef TypeParam Dtype;
-  for (int i = 0; i < this->bottom_->count(); ++i)
-    this->bottom_->mutable_cpu_data()[i] =
-        std::fabs(this->bottom_->cpu_data()[i]) + Dtype(0.01);
+  this->MakeBottomPositive(Dtype(0.01));
   {
     PoolingLayer<Dtype> layer(
         this->Param(PoolingParameter_PoolMethod_MAX, 3, 2, 1));
