@@ -148,8 +148,8 @@ TYPED_TEST(BatchNormLayerTest, ForwardTrain1D) {
 // The statistics hold where their sums would cancel: a channel whose mean
 // is 770,000 deviations (the statistics are shifted by the channel's
 // first element), a constant channel, and one whose first element is an
-// outlier.  Compared through the running sums, which take the batch's
-// mean and variance before they are rounded into the output's type.
+// outlier.  Compared through the running sums (blobs 0 and 1), which after
+// one pass hold the batch's mean and its variance times m / (m - 1).
 TYPED_TEST(BatchNormLayerTest, StatisticsOfLargeMeansAndConstants) {
   typedef TypeParam Dtype;
   Blob<Dtype> bottom(4, 3, 6, 7);
